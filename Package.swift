@@ -1,0 +1,94 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// swift-bookmarks: durable references to files on Linux.
+/// The layering is described in ../shared/ARCHITECTURE.md and Docs/IDENTITY.md.
+let package = Package(
+    name: "swift-bookmarks",
+    products: [
+        .library(name: "SecureFiles", targets: ["SecureFiles"]),
+        .library(name: "FileIdentity", targets: ["FileIdentity"]),
+        .library(name: "BookmarkFormat", targets: ["BookmarkFormat"]),
+        .executable(name: "bookmark", targets: ["bookmark"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // MARK: C layer
+        .target(
+            name: "CLinuxShims",
+            cSettings: [.define("_GNU_SOURCE")]
+        ),
+        .systemLibrary(
+            name: "CBlkid",
+            pkgConfig: "blkid",
+            providers: [.apt(["libblkid-dev"])]
+        ),
+
+        // MARK: Libraries
+        .target(
+            name: "SecureFiles",
+            dependencies: [
+                "CLinuxShims",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            cSettings: [.define("_GNU_SOURCE")]
+        ),
+        .target(
+            name: "FileIdentity",
+            dependencies: [
+                "SecureFiles",
+                "CBlkid",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .target(name: "BookmarkFormat"),
+
+        // MARK: Tools
+        .executableTarget(
+            name: "bookmark",
+            dependencies: [
+                "FileIdentity",
+                "BookmarkFormat",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            path: "Tools/bookmark"
+        ),
+        .executableTarget(
+            name: "FuzzBookmark",
+            dependencies: ["BookmarkFormat"],
+            path: "Tools/FuzzBookmark"
+        ),
+
+        // MARK: Tests
+        .target(
+            name: "VolumeFixtures",
+            dependencies: [.product(name: "SystemPackage", package: "swift-system")],
+            path: "Tests/VolumeFixtures"
+        ),
+        .testTarget(
+            name: "SecureFilesTests",
+            dependencies: ["SecureFiles", "VolumeFixtures"]
+        ),
+        .testTarget(
+            name: "FileIdentityTests",
+            dependencies: ["FileIdentity", "SecureFiles", "VolumeFixtures"]
+        ),
+        .testTarget(
+            name: "BookmarkFormatTests",
+            dependencies: [
+                "BookmarkFormat",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "BookmarkCLITests",
+            dependencies: ["bookmark", "VolumeFixtures"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

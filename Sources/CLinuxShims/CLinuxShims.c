@@ -1,0 +1,154 @@
+/* Thin wrappers; see include/CLinuxShims.h for why each exists. No policy here. */
+#ifndef _GNU_SOURCE
+#error "CLinuxShims must be built with _GNU_SOURCE (Package.swift cSettings)"
+#endif
+#include "CLinuxShims.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+_Static_assert(sizeof(struct cls_statx) == 256, "struct statx is 256 bytes in the kernel ABI");
+
+int cls_statx(int dirfd, const char *path, int flags, unsigned int mask, struct cls_statx *out) {
+    memset(out, 0, sizeof *out);
+    return (int)syscall(SYS_statx, dirfd, path, flags, mask, out);
+}
+
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+struct cls_open_how {
+    uint64_t flags;
+    uint64_t mode;
+    uint64_t resolve;
+};
+
+int cls_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode, uint64_t resolve) {
+    struct cls_open_how how = {.flags = flags, .mode = mode, .resolve = resolve};
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+}
+
+int cls_name_to_handle_at(int dirfd, const char *path, struct cls_file_handle *handle, int *mount_id, int flags) {
+    handle->handle_bytes = CLS_HANDLE_MAX;
+    return name_to_handle_at(dirfd, path, (struct file_handle *)handle, mount_id, flags);
+}
+
+int cls_open_by_handle_at(int mount_fd, const struct cls_file_handle *handle, int flags) {
+    return open_by_handle_at(mount_fd, (struct file_handle *)handle, flags);
+}
+
+int cls_fstatfs(int fd, struct cls_statfs *out) {
+    struct statfs s;
+    int rc = fstatfs(fd, &s);
+    if (rc != 0) return rc;
+    out->f_type = (int64_t)s.f_type;
+    out->f_bsize = (int64_t)s.f_bsize;
+    out->f_blocks = s.f_blocks;
+    out->f_bfree = s.f_bfree;
+    out->f_bavail = s.f_bavail;
+    out->f_files = s.f_files;
+    out->f_ffree = s.f_ffree;
+    memcpy(out->f_fsid, &s.f_fsid, sizeof out->f_fsid);
+    out->f_namelen = (int64_t)s.f_namelen;
+    out->f_frsize = (int64_t)s.f_frsize;
+    out->f_flags = (int64_t)s.f_flags;
+    return 0;
+}
+
+ssize_t cls_fgetxattr(int fd, const char *name, void *value, size_t size) { return fgetxattr(fd, name, value, size); }
+int cls_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags) {
+    return fsetxattr(fd, name, value, size, flags);
+}
+ssize_t cls_flistxattr(int fd, char *list, size_t size) { return flistxattr(fd, list, size); }
+int cls_fremovexattr(int fd, const char *name) { return fremovexattr(fd, name); }
+
+/* Request numbers defined locally: Debian 12's headers predate some of them. */
+struct cls_fsuuid2 {
+    uint8_t len;
+    uint8_t uuid[16];
+};
+#define CLS_FS_IOC_GETFSUUID _IOR(0x15, 0, struct cls_fsuuid2)
+
+struct cls_ext4_fsuuid {
+    uint32_t fsu_len;
+    uint32_t fsu_flags;
+    uint8_t fsu_uuid[16];
+};
+/* The kernel declares the argument as `struct fsuuid` with a flexible array: size 8. */
+#define CLS_EXT4_IOC_GETFSUUID _IOR('f', 44, struct { uint32_t a; uint32_t b; })
+
+#define CLS_BTRFS_IOC_FS_INFO _IOR(0x94, 31, struct { uint8_t raw[1024]; })
+#ifndef FS_IOC_GETFSLABEL
+#define FS_IOC_GETFSLABEL _IOR(0x94, 49, char[256])
+#endif
+
+int cls_ioctl_getfsuuid(int fd, uint8_t uuid[16], uint8_t *len) {
+    struct cls_fsuuid2 arg;
+    memset(&arg, 0, sizeof arg);
+    int rc = ioctl(fd, CLS_FS_IOC_GETFSUUID, &arg);
+    if (rc != 0) return rc;
+    *len = arg.len > 16 ? 16 : arg.len;
+    memcpy(uuid, arg.uuid, 16);
+    return 0;
+}
+
+int cls_ioctl_ext4_getfsuuid(int fd, uint8_t uuid[16]) {
+    struct cls_ext4_fsuuid arg;
+    memset(&arg, 0, sizeof arg);
+    arg.fsu_len = 16;
+    int rc = ioctl(fd, CLS_EXT4_IOC_GETFSUUID, &arg);
+    if (rc != 0) return rc;
+    if (arg.fsu_len != 16) {
+        errno = EINVAL;
+        return -1;
+    }
+    memcpy(uuid, arg.fsu_uuid, 16);
+    return 0;
+}
+
+int cls_ioctl_btrfs_fsid(int fd, uint8_t fsid[16]) {
+    uint8_t raw[1024];
+    memset(raw, 0, sizeof raw);
+    int rc = ioctl(fd, CLS_BTRFS_IOC_FS_INFO, raw);
+    if (rc != 0) return rc;
+    memcpy(fsid, raw + 16, 16);
+    return 0;
+}
+
+int cls_ioctl_getfslabel(int fd, char label[256]) {
+    memset(label, 0, 256);
+    int rc = ioctl(fd, FS_IOC_GETFSLABEL, label);
+    label[255] = 0;
+    return rc;
+}
+
+int cls_ioctl_getversion(int fd, uint32_t *generation) {
+    int value = 0; /* the kernel writes an int although the request says long */
+    int rc = ioctl(fd, FS_IOC_GETVERSION, &value);
+    if (rc == 0) *generation = (uint32_t)value;
+    return rc;
+}
+
+int cls_ioctl_getflags(int fd, uint32_t *flags) {
+    int value = 0; /* likewise an int in practice */
+    int rc = ioctl(fd, FS_IOC_GETFLAGS, &value);
+    if (rc == 0) *flags = (uint32_t)value;
+    return rc;
+}
+
+int cls_o_path(void) { return O_PATH; }
+int cls_o_tmpfile(void) { return O_TMPFILE; }
+int cls_at_empty_path(void) { return AT_EMPTY_PATH; }
+
+int cls_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags) {
+    return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
+}

@@ -1,0 +1,122 @@
+import CBlkid
+import SecureFiles
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What libblkid says about a block device.
+public struct BlockDeviceInfo: Sendable, Hashable, Codable {
+    /// The device node, such as `/dev/loop3`.
+    public var device: String
+    /// The file system UUID (`UUID` tag), as libblkid spells it.
+    public var uuid: String?
+    /// The label (`LABEL` tag).
+    public var label: String?
+    /// The file system type (`TYPE` tag).
+    public var type: String?
+    /// The partition UUID, when the device is a partition.
+    public var partitionUUID: String?
+    /// `true` when the values were read from the device now; `false` when they came from
+    /// libblkid's cache (`/run/blkid/blkid.tab`) because the device could not be opened.
+    public var verified: Bool
+}
+
+/// libblkid, used only as an enrichment: probing needs read access to the device node (root or
+/// group `disk`), and even root gets `EPERM` on some machines. Every call passes through
+/// ``SyscallSeam/external(_:path:_:)`` so it is traced and can be failed by injection.
+public enum BlockDeviceProbe {
+    /// Probes `device` for its superblock. Returns `nil` with the errno when it cannot be opened.
+    public static func probe(device: FilePath) -> Result<BlockDeviceInfo, FileSystemError> {
+        var info: BlockDeviceInfo?
+        let failure = SyscallSeam.external("blkid_do_safeprobe", path: device) { () -> Errno? in
+            let probe: blkid_probe? = device.withPlatformString { blkid_new_probe_from_filename($0) }
+            guard let probe else { return Errno(rawValue: Glibc.errno == 0 ? EIO : Glibc.errno) }
+            defer { blkid_free_probe(probe) }
+            blkid_probe_enable_superblocks(probe, 1)
+            blkid_probe_set_superblocks_flags(probe, Int32(BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL | BLKID_SUBLKS_TYPE))
+            blkid_probe_enable_partitions(probe, 1)
+            blkid_probe_set_partitions_flags(probe, Int32(BLKID_PARTS_ENTRY_DETAILS))
+            let rc = blkid_do_safeprobe(probe)
+            guard rc == 0 else { return rc == 1 ? .noSuchFileOrDirectory : .ioError }
+            func value(_ name: String) -> String? {
+                var data: UnsafePointer<CChar>?
+                var length = 0
+                guard blkid_probe_lookup_value(probe, name, &data, &length) == 0, let data else { return nil }
+                return String(cString: data)
+            }
+            info = BlockDeviceInfo(
+                device: device.string, uuid: value("UUID"), label: value("LABEL"), type: value("TYPE"),
+                partitionUUID: value("PART_ENTRY_UUID"), verified: true)
+            return nil
+        }
+        if let failure { return .failure(FileSystemError(syscall: "blkid_do_safeprobe", errno: failure, path: device)) }
+        guard let info else { return .failure(FileSystemError(syscall: "blkid_do_safeprobe", errno: .ioError, path: device)) }
+        return .success(info)
+    }
+
+    /// The probe when the device can be read, else libblkid's cached values flagged unverified.
+    public static func info(device: FilePath) -> BlockDeviceInfo? {
+        switch probe(device: device) {
+        case .success(let info): return info
+        case .failure(let error) where error.code == .permissionDenied: return cached(device: device)
+        case .failure: return nil
+        }
+    }
+
+    /// libblkid's cached tags for `device` (`blkid_get_tag_value` with the default cache), flagged
+    /// unverified. libblkid returns cache data when it lacks permission to re-read the device.
+    public static func cached(device: FilePath) -> BlockDeviceInfo? {
+        var info: BlockDeviceInfo?
+        _ = SyscallSeam.external("blkid_get_tag_value", path: device) { () -> Errno? in
+            var cache: blkid_cache?
+            guard blkid_get_cache(&cache, nil) == 0, let cache else { return .ioError }
+            defer { blkid_put_cache(cache) }
+            func tag(_ name: String) -> String? {
+                guard let value = device.withPlatformString({ blkid_get_tag_value(cache, name, $0) }) else { return nil }
+                defer { free(value) }
+                return String(cString: value)
+            }
+            let uuid = tag("UUID")
+            guard uuid != nil else { return .noSuchFileOrDirectory }
+            info = BlockDeviceInfo(
+                device: device.string, uuid: uuid, label: tag("LABEL"), type: tag("TYPE"), partitionUUID: nil,
+                verified: false)
+            return nil
+        }
+        return info
+    }
+
+    /// The device node libblkid knows for a UUID (`blkid_evaluate_tag`: udev symlinks first, then
+    /// its cache and a scan of readable devices), or `nil`.
+    public static func device(forUUID uuid: String) -> FilePath? {
+        var found: FilePath?
+        _ = SyscallSeam.external("blkid_evaluate_tag", path: nil) { () -> Errno? in
+            var cache: blkid_cache?
+            guard blkid_get_cache(&cache, nil) == 0 else { return .ioError }
+            defer { if let cache { blkid_put_cache(cache) } }
+            guard let name = blkid_evaluate_tag("UUID", uuid, &cache) else { return .noSuchFileOrDirectory }
+            defer { free(name) }
+            found = FilePath(String(cString: name))
+            return nil
+        }
+        return found
+    }
+
+    /// The device node of a block device number (`blkid_devno_to_devname`), or `nil` for anonymous
+    /// devices (btrfs, tmpfs, overlayfs, NFS).
+    public static func deviceName(for number: DeviceNumber) -> FilePath? {
+        guard number.major != 0 else { return nil }
+        var found: FilePath?
+        _ = SyscallSeam.external("blkid_devno_to_devname", path: nil) { () -> Errno? in
+            let devno = (dev_t(number.major & 0xfff) << 8) | dev_t(number.minor & 0xff)
+                | (dev_t(number.major & ~0xfff) << 32) | (dev_t(number.minor & ~0xff) << 12)
+            guard let name = blkid_devno_to_devname(devno) else { return .noSuchFileOrDirectory }
+            defer { free(name) }
+            found = FilePath(String(cString: name))
+            return nil
+        }
+        return found
+    }
+}

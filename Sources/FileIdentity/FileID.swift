@@ -1,0 +1,156 @@
+import SecureFiles
+import SystemPackage
+
+/// Who a file is: its volume, btrfs subvolume, inode and generation, kernel handle, birth time, and
+/// the facts that help recognise it (size, type, mode, owner, mount).
+///
+/// Equality compares identity only: the volume key, subvolume, inode number, generation and birth
+/// time. It never trusts `(st_dev, st_ino)`: a new file that reuses a deleted file's inode number
+/// has a different generation (and birth time), so it compares unequal; the same file after an
+/// unmount and a remount on another device compares equal, because the volume is keyed by UUID.
+/// Size, mode, owner and the mount id are carried along but do not take part in equality.
+public struct FileID: Sendable, CustomStringConvertible {
+    /// The volume the file lives on.
+    public var volume: Volume
+    /// The btrfs subvolume id (`STATX_SUBVOL`), or `nil`.
+    public var subvolume: UInt64?
+    /// The inode number.
+    public var inode: UInt64
+    /// The inode generation, decoded from the handle or read with `FS_IOC_GETVERSION`; `nil` where unknown.
+    public var generation: UInt32?
+    /// The kernel file handle (`name_to_handle_at`), or `nil` where the file system gives none.
+    public var handle: FileHandleData?
+    /// The birth time (`statx`), or `nil` where unknown (0 is reported as unknown).
+    public var birthTime: Timestamp?
+    /// The size in bytes.
+    public var size: UInt64
+    /// The object's kind.
+    public var kind: FileKind
+    /// The full mode.
+    public var mode: UInt32
+    /// The owner.
+    public var uid: UInt32
+    /// The group.
+    public var gid: UInt32
+    /// The mount id (unique within the boot when ``mountIDIsUnique``).
+    public var mountID: UInt64
+    /// Whether ``mountID`` is never reused within a boot.
+    public var mountIDIsUnique: Bool
+    /// The device number (session-scoped).
+    public var device: DeviceNumber
+    /// The modification time.
+    public var modificationTime: Timestamp
+
+    /// The volume part of the identity: the volume's key when persistent; for volumes without a
+    /// persistent identity (tmpfs), the mount itself, since their files do not outlive the mount.
+    public var volumeKey: String {
+        volume.isPersistent ? volume.key : "mount:\(mountIDIsUnique ? "u" : "r")\(mountID)"
+    }
+
+    /// `inode.generation@volume`.
+    public var description: String {
+        "\(inode)" + (generation.map { ".\($0)" } ?? "") + (subvolume.map { "/subvol \($0)" } ?? "") + "@\(volumeKey)"
+    }
+}
+
+extension FileID: Hashable {
+    /// Identity equality: volume key, subvolume, inode, generation, birth time.
+    public static func == (lhs: FileID, rhs: FileID) -> Bool {
+        lhs.inode == rhs.inode && lhs.generation == rhs.generation && lhs.subvolume == rhs.subvolume
+            && lhs.birthTime == rhs.birthTime && lhs.volumeKey == rhs.volumeKey
+    }
+
+    /// Hashes the identity fields only.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(inode)
+        hasher.combine(generation)
+        hasher.combine(subvolume)
+        hasher.combine(volumeKey)
+    }
+}
+
+extension FileID {
+    /// The identity of the object at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: The file. Relative paths start at the working directory.
+    ///   - followSymlinks: Whether a trailing symlink is followed (default) or identified itself.
+    ///   - volumes: A volume directory to reuse across calls (each volume is identified once).
+    /// - Throws: ``FileSystemError`` when the file cannot be reached (`ENOENT`, `EACCES` on a parent, …).
+    ///
+    /// Implementation details: the file is opened with `O_PATH` (never for reading: no FIFO blocks,
+    /// no device side effects, and unreadable files still work), then `statx`, `name_to_handle_at`
+    /// (no privilege needed) and, only if the generation cannot be decoded from the handle,
+    /// `FS_IOC_GETVERSION` on a read-only non-blocking open of a regular file or directory.
+    public static func identify(
+        _ path: FilePath, followSymlinks: Bool = true, volumes: VolumeDirectory? = nil
+    ) throws -> FileID {
+        var options: OwnedDescriptor.OpenOptions = [.pathOnly]
+        if !followSymlinks { options.insert(.noFollow) }
+        let descriptor = try OwnedDescriptor.open(path, options: options)
+        defer { try? descriptor.close() }
+        return try identify(descriptor, volumes: volumes)
+    }
+
+    /// The identity of an open object (any descriptor, including `O_PATH`).
+    public static func identify(_ descriptor: OwnedDescriptor, volumes: VolumeDirectory? = nil) throws -> FileID {
+        let status = try descriptor.status()
+        let handle = try? descriptor.fileHandle()
+        let reusableMountID = try handle?.mountID ?? descriptor.reusableMountID()
+        let directory = try volumes ?? VolumeDirectory()
+        let volume: Volume
+        if let entry = directory.entry(mountID: reusableMountID) {
+            volume = directory.volume(of: entry)
+        } else {
+            throw FileSystemError(syscall: "statx", errno: .noSuchFileOrDirectory, path: "/proc/self/mountinfo")
+        }
+        var generation = handle.flatMap { decodeGeneration(from: $0, inode: status.inode) }
+        if generation == nil, status.kind == .regular || status.kind == .directory {
+            generation = readGeneration(of: descriptor)
+        }
+        return FileID(
+            volume: volume, subvolume: status.subvolume, inode: status.inode, generation: generation, handle: handle,
+            birthTime: status.birthTime, size: status.size, kind: status.kind, mode: status.mode, uid: status.uid,
+            gid: status.gid, mountID: status.mountID, mountIDIsUnique: status.mountIDIsUnique, device: status.device,
+            modificationTime: status.modificationTime)
+    }
+
+    /// `FS_IOC_GETVERSION` through a fresh read-only, non-blocking, no-follow open of the same object
+    /// (the ioctl does not work on `O_PATH`). `nil` when it cannot be opened or the file system says no.
+    static func readGeneration(of descriptor: OwnedDescriptor) -> UInt32? {
+        guard let fd = descriptor.rawValue,
+            let reopened = try? OwnedDescriptor.open(
+                FilePath("/proc/self/fd/\(fd)"), options: [.readOnly, .nonBlocking, .noFollow])
+        else { return nil }
+        defer { try? reopened.close() }
+        return try? reopened.generation()
+    }
+}
+
+/// Decodes the generation from a file handle, trying the layouts the common file systems use and
+/// accepting one only when its inode field equals the inode `statx` reported:
+/// ext4/XFS `[ino32][gen32]`, XFS 64-bit `[ino64][gen32]`, tmpfs `[gen32][ino64]`,
+/// btrfs `[objectid64][root64][gen32]`.
+func decodeGeneration(from handle: FileHandleData, inode: UInt64) -> UInt32? {
+    let bytes = handle.bytes
+    func u32(_ offset: Int) -> UInt32? {
+        guard offset >= 0, offset + 4 <= bytes.count else { return nil }
+        return (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[offset + $1]) << (8 * UInt32($1)) }
+    }
+    func u64(_ offset: Int) -> UInt64? {
+        guard let low = u32(offset), let high = u32(offset + 4) else { return nil }
+        return UInt64(low) | UInt64(high) << 32
+    }
+    switch bytes.count {
+    case 8:
+        if let ino = u32(0), UInt64(ino) == inode { return u32(4) }
+    case 12:
+        if let ino = u64(0), ino == inode { return u32(8) }
+        if let ino = u64(4), ino == inode { return u32(0) }
+    case 20 where handle.type == 0x4d:
+        if let ino = u64(0), ino == inode { return u32(16) }
+    default:
+        break
+    }
+    return nil
+}

@@ -1,0 +1,185 @@
+import SecureFiles
+import SystemPackage
+
+/// One line of `/proc/self/mountinfo` (see proc(5)).
+///
+/// Paths are kept as raw bytes with the kernel's octal escapes (`\040` for a space, …) decoded, so
+/// mount points whose names are not UTF-8 survive.
+public struct MountEntry: Sendable, Hashable {
+    /// Field 1: the mount id, reusable after unmount. `name_to_handle_at` and `STATX_MNT_ID` report it.
+    public var mountID: Int32
+    /// Field 2: the parent mount's id.
+    public var parentID: Int32
+    /// Field 3: the superblock's device. On btrfs this is *not* the `st_dev` of its files.
+    public var device: DeviceNumber
+    /// Field 4: the directory of the file system that is the root of this mount (not `/` for bind
+    /// mounts and btrfs subvolume mounts).
+    public var root: [UInt8]
+    /// Field 5: where it is mounted.
+    public var mountPoint: [UInt8]
+    /// Field 6: per-mount options.
+    public var options: [String]
+    /// Optional fields (`shared:N`, `master:N`, …).
+    public var optionalFields: [String]
+    /// The file system type, such as `ext4` or `fuse.exfat`.
+    public var fsType: String
+    /// The mount source: a device such as `/dev/loop0`, `server:/export`, or a name such as `tmpfs`.
+    public var source: [UInt8]
+    /// Per-superblock options (`subvolid=256,subvol=/sub` on btrfs).
+    public var superOptions: [String]
+
+    /// ``mountPoint`` as a path.
+    public var mountPointPath: FilePath { FilePath(bytes: mountPoint) }
+    /// ``root`` as a path.
+    public var rootPath: FilePath { FilePath(bytes: root) }
+    /// ``source`` as text (escaped where not UTF-8).
+    public var sourceString: String { escapedBytes(source) }
+    /// Whether this mount shows the file system's whole tree (`root == "/"`), not a bind of a subtree.
+    public var isWholeFileSystem: Bool { root == [UInt8(ascii: "/")] }
+    /// Whether the mount is read-only.
+    public var isReadOnly: Bool { options.contains("ro") }
+
+    /// The kind of file system, for deciding what may be touched.
+    public var category: FileSystemCategory { FileSystemCategory(fsType: fsType) }
+}
+
+/// How a file system type is treated when volumes are enumerated or located.
+public enum FileSystemCategory: String, Sendable, Hashable, Codable {
+    /// A local disk file system (ext4, XFS, btrfs, vfat, exFAT, …): opened and asked for its UUID.
+    case local
+    /// Memory-backed (tmpfs, ramfs): opened, but it has no persistent identity.
+    case memory
+    /// Network or remote (NFS, CIFS, sshfs, …): never opened by default, since that may block.
+    case network
+    /// Kernel pseudo file systems (proc, sysfs, cgroup, …): not volumes; autofs is here too,
+    /// because touching it would trigger a mount.
+    case pseudo
+
+    /// The category of a mountinfo file system type.
+    public init(fsType: String) {
+        let pseudo: Set<String> = [
+            "proc", "sysfs", "cgroup", "cgroup2", "devpts", "mqueue", "debugfs", "tracefs", "securityfs", "pstore",
+            "bpf", "configfs", "fusectl", "binfmt_misc", "autofs", "hugetlbfs", "devtmpfs", "efivarfs", "nsfs",
+            "rpc_pipefs", "selinuxfs", "overlay_pseudo", "nfsd", "ramfs_pseudo",
+        ]
+        let network: Set<String> = [
+            "nfs", "nfs4", "cifs", "smb3", "smbfs", "ceph", "9p", "afs", "glusterfs", "fuse.sshfs", "fuse.rclone",
+            "fuse.s3fs", "fuse.glusterfs", "lustre", "davfs", "fuse.davfs2", "ncpfs", "coda", "gfs2", "ocfs2",
+        ]
+        if pseudo.contains(fsType) { self = .pseudo }
+        else if network.contains(fsType) { self = .network }
+        else if fsType == "tmpfs" || fsType == "ramfs" { self = .memory }
+        else { self = .local }
+    }
+}
+
+/// A parse failure of one mountinfo line.
+public struct MountTableError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The 1-based line number.
+    public var line: Int
+    /// What was wrong.
+    public var reason: String
+    /// `mountinfo line N: reason`.
+    public var description: String { "mountinfo line \(line): \(reason)" }
+}
+
+/// The mount table of this process's mount namespace.
+public struct MountTable: Sendable, Hashable {
+    /// The entries, in the kernel's order (parents before children; later mounts over earlier ones).
+    public var entries: [MountEntry]
+
+    /// Creates a table from entries.
+    public init(entries: [MountEntry]) { self.entries = entries }
+
+    /// Reads and parses `/proc/self/mountinfo` (through ``SyscallSeam``).
+    ///
+    /// - Throws: ``FileSystemError`` if it cannot be read, ``MountTableError`` if a line is malformed.
+    public static func current() throws -> MountTable {
+        let file = try OwnedDescriptor.open("/proc/self/mountinfo", options: [.readOnly])
+        let bytes = try file.readToEnd()
+        try file.close()
+        return try MountTable(parsing: bytes)
+    }
+
+    /// Parses mountinfo text.
+    ///
+    /// - Throws: ``MountTableError`` naming the line and what was wrong.
+    public init(parsing bytes: [UInt8]) throws(MountTableError) {
+        var entries: [MountEntry] = []
+        var lineNumber = 0
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
+            lineNumber += 1
+            entries.append(try MountTable.parseLine(Array(line), number: lineNumber))
+        }
+        self.entries = entries
+    }
+
+    static func parseLine(_ line: [UInt8], number: Int) throws(MountTableError) -> MountEntry {
+        let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true).map { Array($0) }
+        guard let separator = fields.firstIndex(of: [UInt8(ascii: "-")]), separator >= 6, fields.count >= separator + 3
+        else { throw MountTableError(line: number, reason: "expected 6+ fields, '-', and 3 more") }
+        func text(_ field: [UInt8]) -> String { String(decoding: field, as: UTF8.self) }
+        guard let mountID = Int32(text(fields[0])), let parentID = Int32(text(fields[1])) else {
+            throw MountTableError(line: number, reason: "mount ids are not numbers")
+        }
+        let numbers = text(fields[2]).split(separator: ":")
+        guard numbers.count == 2, let major = UInt32(numbers[0]), let minor = UInt32(numbers[1]) else {
+            throw MountTableError(line: number, reason: "device is not major:minor")
+        }
+        return MountEntry(
+            mountID: mountID,
+            parentID: parentID,
+            device: DeviceNumber(major: major, minor: minor),
+            root: unescapeOctal(fields[3]),
+            mountPoint: unescapeOctal(fields[4]),
+            options: text(fields[5]).split(separator: ",").map(String.init),
+            optionalFields: fields[6..<separator].map(text),
+            fsType: text(unescapeOctal(fields[separator + 1])),
+            source: unescapeOctal(fields[separator + 2]),
+            superOptions: fields.count > separator + 3
+                ? text(fields[separator + 3]).split(separator: ",").map(String.init) : []
+        )
+    }
+
+    /// The entry with this reusable mount id (`name_to_handle_at`'s, mountinfo's first field).
+    public func entry(mountID: Int32) -> MountEntry? {
+        entries.last { $0.mountID == mountID }
+    }
+
+    /// The entries that are real volumes (not pseudo file systems), in kernel order.
+    public var volumes: [MountEntry] { entries.filter { $0.category != .pseudo } }
+}
+
+/// Decodes the kernel's `\ooo` escapes (space, tab, newline, backslash) into raw bytes.
+func unescapeOctal(_ field: [UInt8]) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(field.count)
+    var index = 0
+    while index < field.count {
+        let byte = field[index]
+        if byte == UInt8(ascii: "\\"), index + 3 < field.count + 0 || index + 3 == field.count {
+            let digits = field[(index + 1)..<min(index + 4, field.count)]
+            if digits.count == 3, digits.allSatisfy({ (0x30...0x37).contains($0) }) {
+                let value = digits.reduce(0) { $0 * 8 + Int($1 - 0x30) }
+                if value <= 255 {
+                    out.append(UInt8(value))
+                    index += 4
+                    continue
+                }
+            }
+        }
+        out.append(byte)
+        index += 1
+    }
+    return out
+}
+
+extension FilePath {
+    /// A path from raw bytes (no NUL inside; a NUL truncates).
+    public init(bytes: [UInt8]) {
+        let chars = bytes.prefix { $0 != 0 }.map { CChar(bitPattern: $0) } + [0]
+        self = chars.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.map { FilePath(platformString: $0) } ?? FilePath()
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Synchronization
+import SecureFiles
+import SystemPackage
+
+/// Where a volume is now.
+public enum VolumeLocation: Sendable, Hashable {
+    /// Mounted; the volume as it is mounted now (the mount of its whole tree preferred over binds).
+    case mounted(Volume)
+    /// Not mounted, but a block device carrying that UUID is attached. `verified` is `false` when
+    /// the device could not be read and libblkid's cache said so.
+    case attachedNotMounted(device: String, verified: Bool)
+    /// Neither mounted nor (as far as libblkid can tell) attached.
+    case notMounted
+}
+
+/// The mounted volumes of this mount namespace, read once and identified on demand (each mount at
+/// most once per directory object).
+public final class VolumeDirectory: Sendable {
+    /// The mount table this directory was built from.
+    public let table: MountTable
+    private let cache = Mutex<[Int32: Volume]>([:])
+    private let touchNetwork: Bool
+
+    /// Reads `/proc/self/mountinfo`.
+    ///
+    /// - Parameter touchNetwork: Whether network mounts may be opened (may block). Default `false`.
+    public convenience init(touchNetwork: Bool = false) throws {
+        try self.init(table: MountTable.current(), touchNetwork: touchNetwork)
+    }
+
+    /// Uses a given table (for tests).
+    public init(table: MountTable, touchNetwork: Bool = false) {
+        self.table = table
+        self.touchNetwork = touchNetwork
+    }
+
+    /// The volume of a mount entry, identified once and cached.
+    public func volume(of entry: MountEntry, descriptor: OwnedDescriptor? = nil) -> Volume {
+        if let known = cache.withLock({ $0[entry.mountID] }) { return known }
+        let volume = Volume.identify(entry, descriptor: descriptor, touchNetwork: touchNetwork)
+        cache.withLock { $0[entry.mountID] = volume }
+        return volume
+    }
+
+    /// Every mounted volume (pseudo file systems left out unless `includingPseudo`).
+    public func allVolumes(includingPseudo: Bool = false) -> [Volume] {
+        (includingPseudo ? table.entries : table.volumes).map { volume(of: $0) }
+    }
+
+    /// Where the volume with this UUID (or fsid string) is mounted now, or whether it is attached.
+    ///
+    /// Mounts of the whole file system (`root == "/"`) are preferred over bind and subvolume mounts;
+    /// among those, the first in mount order. Network mounts are not opened unless allowed.
+    public func locate(uuid: String) -> VolumeLocation {
+        let ordered = table.volumes.filter(\.isWholeFileSystem) + table.volumes.filter { !$0.isWholeFileSystem }
+        for entry in ordered where entry.category != .pseudo {
+            let volume = volume(of: entry)
+            if volume.isPersistent, volume.matches(uuid: uuid) { return .mounted(volume) }
+        }
+        return Self.attachedDevice(uuid: uuid)
+    }
+
+    /// Whether a block device with this UUID is attached (libblkid), when no mount matched.
+    static func attachedDevice(uuid: String) -> VolumeLocation {
+        guard let device = BlockDeviceProbe.device(forUUID: uuid) else { return .notMounted }
+        switch BlockDeviceProbe.probe(device: device) {
+        case .success(let info):
+            guard let found = info.uuid, normalizedIdentifier(found) == normalizedIdentifier(uuid) else {
+                return .notMounted  // the cache was stale: the device now carries something else
+            }
+            return .attachedNotMounted(device: device.string, verified: true)
+        case .failure(let error):
+            if error.code == .permissionDenied { return .attachedNotMounted(device: device.string, verified: false) }
+            return .notMounted
+        }
+    }
+
+    /// The mount entry for a reusable mount id, re-reading the table once if it is not there
+    /// (the mount may be newer than this directory).
+    func entry(mountID: Int32) -> MountEntry? {
+        if let entry = table.entry(mountID: mountID) { return entry }
+        return (try? MountTable.current())?.entry(mountID: mountID)
+    }
+}

@@ -1,0 +1,115 @@
+import CLinuxShims
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A kernel file handle: an opaque, persistent name of a file on its file system.
+///
+/// `name_to_handle_at(2)` needs no privilege, works on files the caller cannot read, and on the
+/// common file systems encodes the inode number and generation, so it tells a file apart from a
+/// later file that reuses its inode number. Opening by handle needs `CAP_DAC_READ_SEARCH`.
+public struct FileHandleData: Sendable, Hashable, Codable {
+    /// The handle type (1 ext4/tmpfs, 0x81 XFS, 0x4d btrfs, …).
+    public var type: Int32
+    /// The handle bytes.
+    public var bytes: [UInt8]
+    /// The mount id the kernel reported with it (the reusable id of `/proc/self/mountinfo`).
+    public var mountID: Int32
+
+    /// Creates a handle value.
+    public init(type: Int32, bytes: [UInt8], mountID: Int32) {
+        self.type = type
+        self.bytes = bytes
+        self.mountID = mountID
+    }
+
+    /// The bytes as lowercase hex.
+    public var hex: String { bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
+
+    /// The handle of `path`.
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - directory: Where a relative path starts; `nil` for the working directory.
+    ///   - followSymlinks: Whether a trailing symlink is followed.
+    ///   - compareOnly: Asks for `AT_HANDLE_FID` (Linux 6.5): a handle for comparison only, which
+    ///     also works on file systems that cannot be opened by handle (procfs, overlayfs).
+    /// - Throws: ``FileSystemError`` naming `name_to_handle_at` (`EOPNOTSUPP` where unsupported).
+    ///
+    /// The corresponding C function is `name_to_handle_at`.
+    public init(
+        path: FilePath, relativeTo directory: OwnedDescriptor? = nil, followSymlinks: Bool = true, compareOnly: Bool = false
+    ) throws(FileSystemError) {
+        var flags: CInt = followSymlinks ? AT_SYMLINK_FOLLOW : 0
+        if compareOnly { flags |= CLS_AT_HANDLE_FID }
+        let dirfd = directory == nil ? atCurrentDirectory : (directory?.rawValue ?? -1)
+        self = try Self.make(dirfd: dirfd, path: path, flags: flags, errorPath: path)
+    }
+
+    static func make(dirfd: CInt, path: FilePath, flags: CInt, errorPath: FilePath?) throws(FileSystemError) -> FileHandleData {
+        var raw = cls_file_handle()
+        var mountID: CInt = 0
+        let result = path.withPlatformString { Sys.nameToHandle(dirfd, $0, &raw, &mountID, flags) }
+        if case .failure(let errno) = result {
+            throw FileSystemError(syscall: "name_to_handle_at", errno: errno, path: errorPath)
+        }
+        let count = Int(min(raw.handle_bytes, UInt32(CLS_HANDLE_MAX)))
+        let bytes = withUnsafeBytes(of: raw.f_handle) { Array($0.prefix(count)) }
+        return FileHandleData(type: raw.handle_type, bytes: bytes, mountID: mountID)
+    }
+
+    /// Opens the file this handle names, on the file system that `mount` (any descriptor on it)
+    /// belongs to. The result finds the file wherever it now is on that file system.
+    ///
+    /// - Throws: ``FileSystemError`` naming `open_by_handle_at`: `EPERM` without
+    ///   `CAP_DAC_READ_SEARCH`, `ESTALE` when the file was deleted.
+    ///
+    /// The corresponding C function is `open_by_handle_at`.
+    public func open(onMountOf mount: OwnedDescriptor, options: OwnedDescriptor.OpenOptions = .pathOnly)
+        throws(FileSystemError) -> OwnedDescriptor
+    {
+        guard bytes.count <= Int(CLS_HANDLE_MAX) else {
+            throw FileSystemError(syscall: "open_by_handle_at", errno: .invalidArgument, path: nil)
+        }
+        var raw = cls_file_handle()
+        raw.handle_bytes = UInt32(bytes.count)
+        raw.handle_type = type
+        withUnsafeMutableBytes(of: &raw.f_handle) { buffer in
+            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
+        }
+        let fd = try mount.using("open_by_handle_at") { mountFD in
+            Sys.openByHandle(mountFD, &raw, options.rawValue | O_CLOEXEC)
+        }
+        return OwnedDescriptor(adopting: fd, openedPath: nil)
+    }
+}
+
+extension OwnedDescriptor {
+    /// The handle of the open object (`AT_EMPTY_PATH`; works on `O_PATH` descriptors).
+    ///
+    /// The corresponding C function is `name_to_handle_at`.
+    public func fileHandle(compareOnly: Bool = false) throws(FileSystemError) -> FileHandleData {
+        guard let fd = rawValue else {
+            throw FileSystemError(syscall: "name_to_handle_at", errno: .badFileDescriptor, path: openedPath)
+        }
+        let flags = LinuxFlags.emptyPath | (compareOnly ? CLS_AT_HANDLE_FID : 0)
+        return try FileHandleData.make(dirfd: fd, path: "", flags: flags, errorPath: openedPath)
+    }
+
+    /// The current path of the open object, read from `/proc/self/fd/N`; it follows renames.
+    /// Deleted objects end in `" (deleted)"`, which this reports as `nil`.
+    ///
+    /// The corresponding C function is `readlinkat`.
+    public func currentPath() throws(FileSystemError) -> FilePath? {
+        guard let fd = rawValue else {
+            throw FileSystemError(syscall: "readlinkat", errno: .badFileDescriptor, path: openedPath)
+        }
+        let bytes = try OwnedDescriptor.readLink(FilePath("/proc/self/fd/\(fd)"))
+        let deleted = Array(" (deleted)".utf8)
+        if bytes.count >= deleted.count, Array(bytes.suffix(deleted.count)) == deleted { return nil }
+        guard bytes.first == UInt8(ascii: "/") else { return nil }
+        return FilePath(platformString: bytes.map { CChar(bitPattern: $0) } + [0])
+    }
+}

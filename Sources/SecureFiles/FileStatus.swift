@@ -1,0 +1,226 @@
+import CLinuxShims
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A point in time with nanosecond precision, as the kernel reports it.
+public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    /// Seconds since 1970-01-01T00:00:00Z.
+    public var seconds: Int64
+    /// Nanoseconds within the second.
+    public var nanoseconds: UInt32
+
+    /// Creates a timestamp.
+    public init(seconds: Int64, nanoseconds: UInt32) {
+        self.seconds = seconds
+        self.nanoseconds = nanoseconds
+    }
+
+    /// Seconds as a floating-point number.
+    public var timeIntervalSince1970: Double { Double(seconds) + Double(nanoseconds) / 1e9 }
+
+    /// Orders by seconds, then nanoseconds.
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
+        (lhs.seconds, lhs.nanoseconds) < (rhs.seconds, rhs.nanoseconds)
+    }
+
+    /// `seconds.nanoseconds`.
+    public var description: String {
+        let nanos = String(nanoseconds)
+        return "\(seconds)." + String(repeating: "0", count: 9 - nanos.count) + nanos
+    }
+}
+
+/// The kind of file system object.
+public enum FileKind: String, Sendable, Hashable, Codable {
+    /// A regular file.
+    case regular
+    /// A directory.
+    case directory
+    /// A symbolic link.
+    case symlink
+    /// A named pipe.
+    case fifo
+    /// A socket.
+    case socket
+    /// A character device.
+    case characterDevice
+    /// A block device.
+    case blockDevice
+    /// Something else (or the type was not reported).
+    case unknown
+
+    /// The kind encoded in the `S_IFMT` bits of a mode.
+    public init(mode: UInt32) {
+        switch mode & 0o170000 {
+        case 0o100000: self = .regular
+        case 0o040000: self = .directory
+        case 0o120000: self = .symlink
+        case 0o010000: self = .fifo
+        case 0o140000: self = .socket
+        case 0o020000: self = .characterDevice
+        case 0o060000: self = .blockDevice
+        default: self = .unknown
+        }
+    }
+}
+
+/// A device number, split as the kernel reports it in `statx`.
+public struct DeviceNumber: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The major number.
+    public var major: UInt32
+    /// The minor number.
+    public var minor: UInt32
+    /// Creates a device number.
+    public init(major: UInt32, minor: UInt32) {
+        self.major = major
+        self.minor = minor
+    }
+    /// `major:minor`, as in `/proc/self/mountinfo`.
+    public var description: String { "\(major):\(minor)" }
+}
+
+/// What `statx(2)` says about a file: type, mode, owner, size, times (including the birth time that
+/// Foundation on Linux lacks), device, mount id and btrfs subvolume.
+public struct FileStatus: Sendable, Hashable {
+    /// The `STATX_*` bits the kernel filled.
+    public var mask: UInt32
+    /// The object's kind.
+    public var kind: FileKind
+    /// The full `st_mode` (type and permission bits).
+    public var mode: UInt32
+    /// The permission bits (`mode & 0o7777`).
+    public var permissions: UInt32 { mode & 0o7777 }
+    /// The number of hard links.
+    public var linkCount: UInt32
+    /// The owner's user id.
+    public var uid: UInt32
+    /// The group id.
+    public var gid: UInt32
+    /// The inode number. Not an identity on its own: inode numbers are reused.
+    public var inode: UInt64
+    /// The size in bytes.
+    public var size: UInt64
+    /// The number of 512-byte blocks allocated.
+    public var blocks: UInt64
+    /// The last access time.
+    public var accessTime: Timestamp
+    /// The last content modification time.
+    public var modificationTime: Timestamp
+    /// The last status change time (what Foundation on Linux wrongly calls the creation date).
+    public var changeTime: Timestamp
+    /// The birth (creation) time, or `nil` where the file system does not report one or reports 0.
+    public var birthTime: Timestamp?
+    /// The device the file lives on. Session-scoped: it changes across remounts and is anonymous
+    /// (major 0) on btrfs, tmpfs, overlayfs, NFS and FUSE.
+    public var device: DeviceNumber
+    /// For device files, the device they represent.
+    public var representedDevice: DeviceNumber
+    /// The mount id: the 64-bit id never reused within a boot when ``mountIDIsUnique``, otherwise the
+    /// reusable id of `/proc/self/mountinfo`'s first field.
+    public var mountID: UInt64
+    /// Whether ``mountID`` is the unique id (`STATX_MNT_ID_UNIQUE`, Linux 6.8+).
+    public var mountIDIsUnique: Bool
+    /// The btrfs subvolume id (`STATX_SUBVOL`, Linux 6.10+), or `nil` where there is none.
+    public var subvolume: UInt64?
+    /// `STATX_ATTR_*` bits.
+    public var attributes: UInt64
+
+    init(_ raw: cls_statx) {
+        mask = raw.stx_mask
+        mode = UInt32(raw.stx_mode)
+        kind = FileKind(mode: UInt32(raw.stx_mode))
+        linkCount = raw.stx_nlink
+        uid = raw.stx_uid
+        gid = raw.stx_gid
+        inode = raw.stx_ino
+        size = raw.stx_size
+        blocks = raw.stx_blocks
+        accessTime = Timestamp(raw.stx_atime)
+        modificationTime = Timestamp(raw.stx_mtime)
+        changeTime = Timestamp(raw.stx_ctime)
+        let birth = Timestamp(raw.stx_btime)
+        birthTime = (raw.stx_mask & CLS_STATX_BTIME) != 0 && birth != Timestamp(seconds: 0, nanoseconds: 0) ? birth : nil
+        device = DeviceNumber(major: raw.stx_dev_major, minor: raw.stx_dev_minor)
+        representedDevice = DeviceNumber(major: raw.stx_rdev_major, minor: raw.stx_rdev_minor)
+        mountID = raw.stx_mnt_id
+        mountIDIsUnique = (raw.stx_mask & CLS_STATX_MNT_ID_UNIQUE) != 0
+        subvolume = (raw.stx_mask & CLS_STATX_SUBVOL) != 0 ? raw.stx_subvol : nil
+        attributes = raw.stx_attributes
+    }
+}
+
+extension Timestamp {
+    init(_ raw: cls_statx_timestamp) {
+        self.init(seconds: raw.tv_sec, nanoseconds: raw.tv_nsec)
+    }
+}
+
+/// What to ask `statx` for: everything we use, with the unique mount id and the subvolume.
+let statxWantedMask: UInt32 = CLS_STATX_BASIC_STATS | CLS_STATX_BTIME | CLS_STATX_MNT_ID_UNIQUE | CLS_STATX_SUBVOL
+
+extension FileStatus {
+    /// The status of `path`, relative to `directory` or the working directory.
+    ///
+    /// - Parameters:
+    ///   - path: The path to examine.
+    ///   - directory: Where a relative path starts; `nil` for the working directory.
+    ///   - followSymlinks: Whether a trailing symlink is followed (`false` adds `AT_SYMLINK_NOFOLLOW`).
+    /// - Throws: ``FileSystemError`` naming `statx`.
+    ///
+    /// Implementation details: one `statx(2)` with `AT_STATX_SYNC_AS_STAT` asking for the basic
+    /// fields, `STATX_BTIME`, `STATX_MNT_ID_UNIQUE` and `STATX_SUBVOL`; on a kernel that lacks
+    /// the unique mount id, the reusable one is asked for instead.
+    public init(
+        path: FilePath, relativeTo directory: OwnedDescriptor? = nil, followSymlinks: Bool = true
+    ) throws(FileSystemError) {
+        let flags: CInt = followSymlinks ? 0 : AT_SYMLINK_NOFOLLOW
+        let dirfd = directory == nil ? atCurrentDirectory : (directory?.rawValue ?? -1)
+        self = try Self.statx(dirfd: dirfd, path: path, flags: flags, errorPath: path)
+    }
+
+    static func statx(dirfd: CInt, path: FilePath, flags: CInt, errorPath: FilePath?) throws(FileSystemError) -> FileStatus {
+        var raw = cls_statx()
+        let result = path.withPlatformString { Sys.statx(dirfd, $0, flags, statxWantedMask, &raw) }
+        if case .failure(let errno) = result {
+            throw FileSystemError(syscall: "statx", errno: errno, path: errorPath)
+        }
+        var status = FileStatus(raw)
+        if raw.stx_mask & (CLS_STATX_MNT_ID_UNIQUE | CLS_STATX_MNT_ID) == 0 {
+            // Kernels before 6.8 ignore STATX_MNT_ID_UNIQUE: ask for the reusable id.
+            var again = cls_statx()
+            if case .success = path.withPlatformString({ Sys.statx(dirfd, $0, flags, CLS_STATX_MNT_ID, &again) }) {
+                status.mountID = again.stx_mnt_id
+            }
+        }
+        return status
+    }
+}
+
+extension OwnedDescriptor {
+    /// The status of the open object (`statx` with `AT_EMPTY_PATH`; works on `O_PATH` descriptors).
+    ///
+    /// The corresponding C function is `statx`.
+    public func status() throws(FileSystemError) -> FileStatus {
+        guard let fd = rawValue else {
+            throw FileSystemError(syscall: "statx", errno: .badFileDescriptor, path: openedPath)
+        }
+        return try FileStatus.statx(dirfd: fd, path: "", flags: LinuxFlags.emptyPath, errorPath: openedPath)
+    }
+}
+
+extension OwnedDescriptor {
+    /// The reusable mount id of the open object: the first field of `/proc/self/mountinfo`
+    /// (`statx` with `STATX_MNT_ID` only).
+    ///
+    /// The corresponding C function is `statx`.
+    public func reusableMountID() throws(FileSystemError) -> Int32 {
+        var raw = cls_statx()
+        _ = try using("statx") { fd in
+            Sys.statx(fd, "", LinuxFlags.emptyPath, CLS_STATX_MNT_ID, &raw)
+        }
+        return Int32(truncatingIfNeeded: raw.stx_mnt_id)
+    }
+}

@@ -1,0 +1,188 @@
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The calling thread's errno.
+@inline(__always)
+func currentErrno() -> CInt { Glibc.errno }
+
+// MARK: - The one seam every file-system call passes through
+
+/// A description of one system call made by the library, as the seam sees it before the call.
+///
+/// Every file-system call that swift-bookmarks makes (and every call into a C library that
+/// touches the file system on our behalf, such as libblkid) is described by one `SyscallCall`
+/// and passes through ``SyscallSeam``. That is what lets a test record every call
+/// (``SyscallTrace``) or make any call fail with a chosen errno (``SyscallFault``).
+public struct SyscallCall: Sendable, Hashable, CustomStringConvertible {
+    /// The C name of the call, such as `openat`, `statx` or `ioctl(FS_IOC_GETFSUUID)`.
+    public var name: String
+    /// The directory (or object) descriptor the call was made against, if any. `AT_FDCWD` is -100.
+    public var descriptor: CInt?
+    /// The path argument as raw bytes (file names on Linux need not be UTF-8), if any.
+    public var path: [UInt8]?
+    /// The flags argument, if the call has one.
+    public var flags: Int64?
+
+    /// Creates a call description.
+    public init(name: String, descriptor: CInt? = nil, path: [UInt8]? = nil, flags: Int64? = nil) {
+        self.name = name
+        self.descriptor = descriptor
+        self.path = path
+        self.flags = flags
+    }
+
+    /// `name(fd, "path", flags)`, with non-UTF-8 path bytes escaped as `\xNN`.
+    public var description: String {
+        var parts: [String] = []
+        if let descriptor { parts.append(descriptor == -100 ? "AT_FDCWD" : String(descriptor)) }
+        if let path { parts.append("\"" + escapedBytes(path) + "\"") }
+        if let flags { parts.append("0x" + String(flags, radix: 16)) }
+        return "\(name)(\(parts.joined(separator: ", ")))"
+    }
+}
+
+/// What a system call returned, as recorded by the seam.
+public enum SyscallOutcome: Sendable, Hashable {
+    /// The call succeeded and returned this value (a descriptor, a byte count, or 0).
+    case returned(Int)
+    /// The call failed with this errno (possibly injected by a ``SyscallFault``).
+    case failed(Errno)
+    /// The call was not made: an observer injected this errno instead.
+    case injected(Errno)
+}
+
+/// Something that watches the seam: it may inject a failure before a call and is told the outcome.
+///
+/// Install one for the current task with ``SyscallSeam/observer``. Observers are scoped to a task
+/// (and the tasks it creates), never process-global, so parallel tests do not see each other.
+public protocol SyscallObserver: Sendable {
+    /// Called before the call is made. Return an errno to make the call fail without being made.
+    func fault(for call: SyscallCall) -> Errno?
+    /// Called after the call with its outcome (after EINTR retries).
+    func record(_ call: SyscallCall, outcome: SyscallOutcome)
+}
+
+/// The seam through which every file-system call of the library passes.
+public enum SyscallSeam {
+    /// The observer for the current task, or `nil` (the default: calls go straight through).
+    ///
+    /// ```swift
+    /// let trace = SyscallTrace()
+    /// try SyscallSeam.$observer.withValue(trace) { _ = try FileStatus(path: "/etc") }
+    /// #expect(trace.calls.map(\.name).contains("statx"))
+    /// ```
+    @TaskLocal public static var observer: (any SyscallObserver)?
+
+    /// Runs a call into a C library that touches the file system on our behalf (libblkid), so that
+    /// it is recorded and can be failed by injection like a system call.
+    ///
+    /// - Parameters:
+    ///   - name: The library function, such as `blkid_do_safeprobe`.
+    ///   - path: The path it works on, if any.
+    ///   - body: Performs the call; returns `nil` on success or the errno it failed with.
+    /// - Returns: `nil` on success, or the errno (real or injected).
+    public static func external(_ name: String, path: FilePath? = nil, _ body: () -> Errno?) -> Errno? {
+        let observer = SyscallSeam.observer
+        let call = SyscallCall(name: name, path: path.map(pathBytes))
+        if let observer, let injected = observer.fault(for: call) {
+            observer.record(call, outcome: .injected(injected))
+            return injected
+        }
+        let result = body()
+        observer?.record(call, outcome: result.map { .failed($0) } ?? .returned(0))
+        return result
+    }
+}
+
+// MARK: - Internal entry point used by Syscalls.swift
+
+/// Performs `body` (a raw libc call that returns -1 and sets errno on failure) through the seam:
+/// fault injection first, EINTR retried, the outcome recorded.
+@inline(__always)
+func throughSeam<R: FixedWidthInteger>(
+    _ name: StaticString,
+    descriptor: CInt? = nil,
+    path: UnsafePointer<CChar>? = nil,
+    flags: Int64? = nil,
+    _ body: () -> R
+) -> Result<R, Errno> {
+    guard let observer = SyscallSeam.observer else {
+        return retryingInterrupts(body)
+    }
+    let call = SyscallCall(
+        name: name.description, descriptor: descriptor, path: path.map(cStringBytes), flags: flags)
+    if let injected = observer.fault(for: call) {
+        observer.record(call, outcome: .injected(injected))
+        return .failure(injected)
+    }
+    let result = retryingInterrupts(body)
+    switch result {
+    case .success(let value): observer.record(call, outcome: .returned(Int(truncatingIfNeeded: value)))
+    case .failure(let errno): observer.record(call, outcome: .failed(errno))
+    }
+    return result
+}
+
+@inline(__always)
+private func retryingInterrupts<R: FixedWidthInteger>(_ body: () -> R) -> Result<R, Errno> {
+    while true {
+        let value = body()
+        if value != -1 { return .success(value) }
+        let errno = Errno(rawValue: currentErrno())
+        if errno == .interrupted { continue }
+        return .failure(errno)
+    }
+}
+
+func cStringBytes(_ pointer: UnsafePointer<CChar>) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var cursor = pointer
+    while cursor.pointee != 0 {
+        bytes.append(UInt8(bitPattern: cursor.pointee))
+        cursor += 1
+    }
+    return bytes
+}
+
+/// The raw bytes of a path (lossless for non-UTF-8 names).
+public func pathBytes(_ path: FilePath) -> [UInt8] {
+    path.withPlatformString { cStringBytes($0) }
+}
+
+/// Renders bytes as text, escaping anything that is not printable UTF-8 as `\xNN`.
+public func escapedBytes(_ bytes: [UInt8]) -> String {
+    var out = ""
+    var index = 0
+    while index < bytes.count {
+        // Decode one UTF-8 scalar if valid; otherwise escape the byte.
+        let lead = bytes[index]
+        let length: Int
+        switch lead {
+        case 0x20..<0x7F: length = 1
+        case 0xC2...0xDF: length = 2
+        case 0xE0...0xEF: length = 3
+        case 0xF0...0xF4: length = 4
+        default: length = 0
+        }
+        if length == 1 {
+            if lead == UInt8(ascii: "\\") || lead == UInt8(ascii: "\"") { out += "\\" }
+            out.unicodeScalars.append(Unicode.Scalar(lead))
+            index += 1
+            continue
+        }
+        if length > 1, index + length <= bytes.count,
+            let decoded = String(validating: bytes[index..<index + length], as: UTF8.self),
+            decoded.unicodeScalars.allSatisfy({ $0.properties.generalCategory != .control })
+        {
+            out += decoded
+            index += length
+            continue
+        }
+        out += "\\x" + (lead < 16 ? "0" : "") + String(lead, radix: 16)
+        index += 1
+    }
+    return out
+}

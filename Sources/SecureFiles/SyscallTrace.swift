@@ -1,0 +1,97 @@
+import Synchronization
+import SystemPackage
+
+/// A rule that makes matching calls fail with a chosen errno, for tests.
+///
+/// ```swift
+/// let trace = SyscallTrace(faults: [SyscallFault(call: "ioctl(FS_IOC_GETFSUUID)", errno: .permissionDenied)])
+/// ```
+public struct SyscallFault: Sendable {
+    /// The call name to match (``SyscallCall/name``), or `nil` for every call.
+    public var call: String?
+    /// Only calls whose path ends with these bytes match, when set.
+    public var pathSuffix: [UInt8]?
+    /// The errno to inject.
+    public var errno: Errno
+    /// How many matching calls to fail; `nil` means all of them.
+    public var times: Int?
+
+    /// Creates a fault rule.
+    public init(call: String?, pathSuffix: [UInt8]? = nil, errno: Errno, times: Int? = nil) {
+        self.call = call
+        self.pathSuffix = pathSuffix
+        self.errno = errno
+        self.times = times
+    }
+
+    func matches(_ candidate: SyscallCall) -> Bool {
+        if let call, call != candidate.name { return false }
+        if let pathSuffix {
+            guard let path = candidate.path, path.count >= pathSuffix.count,
+                Array(path.suffix(pathSuffix.count)) == pathSuffix
+            else { return false }
+        }
+        return true
+    }
+}
+
+/// Records every call that passes through ``SyscallSeam`` in order, and injects ``SyscallFault``s.
+///
+/// Scope it to a task with `SyscallSeam.$observer.withValue(trace) { … }`. The recorded sequence is
+/// deterministic for deterministic code: one entry per call, in the order the calls were made.
+public final class SyscallTrace: SyscallObserver {
+    /// One recorded call and its outcome.
+    public struct Entry: Sendable, Hashable, CustomStringConvertible {
+        /// The call.
+        public var call: SyscallCall
+        /// Its outcome.
+        public var outcome: SyscallOutcome
+        /// `call = outcome`.
+        public var description: String {
+            switch outcome {
+            case .returned(let value): return "\(call) = \(value)"
+            case .failed(let errno): return "\(call) = -1 \(errno)"
+            case .injected(let errno): return "\(call) = -1 \(errno) (injected)"
+            }
+        }
+    }
+
+    private struct State {
+        var entries: [Entry] = []
+        var faults: [SyscallFault]
+    }
+    private let state: Mutex<State>
+
+    /// Creates a trace that injects `faults` (first matching rule wins).
+    public init(faults: [SyscallFault] = []) {
+        state = Mutex(State(faults: faults))
+    }
+
+    /// Every recorded call, in order.
+    public var entries: [Entry] { state.withLock { $0.entries } }
+
+    /// The calls alone, in order.
+    public var calls: [SyscallCall] { entries.map(\.call) }
+
+    /// Adds a fault rule for calls made from now on.
+    public func inject(_ fault: SyscallFault) {
+        state.withLock { $0.faults.append(fault) }
+    }
+
+    /// Part of ``SyscallObserver``.
+    public func fault(for call: SyscallCall) -> Errno? {
+        state.withLock { state in
+            guard let index = state.faults.firstIndex(where: { $0.matches(call) }) else { return nil }
+            let errno = state.faults[index].errno
+            if let remaining = state.faults[index].times {
+                if remaining <= 1 { state.faults.remove(at: index) } else { state.faults[index].times = remaining - 1 }
+            }
+            return errno
+        }
+    }
+
+    /// Part of ``SyscallObserver``.
+    public func record(_ call: SyscallCall, outcome: SyscallOutcome) {
+        state.withLock { $0.entries.append(Entry(call: call, outcome: outcome)) }
+    }
+}

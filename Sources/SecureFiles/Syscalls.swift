@@ -1,0 +1,148 @@
+import CLinuxShims
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+// MARK: - Thin wrappers: the only place in the project that calls file-system functions of libc.
+//
+// Each wrapper passes through `throughSeam`, so the audit trail sees it and tests can fail it.
+// They return `Result<_, Errno>`; the public layer turns failures into `FileSystemError`.
+
+/// `AT_FDCWD`.
+let atCurrentDirectory: CInt = -100
+
+enum Sys {
+    /// openat(2).
+    static func openat(_ dirfd: CInt, _ path: UnsafePointer<CChar>, _ flags: CInt, _ mode: mode_t) -> Result<CInt, Errno> {
+        throughSeam("openat", descriptor: dirfd, path: path, flags: Int64(flags)) {
+            Glibc.openat(dirfd, path, flags, mode)
+        }
+    }
+
+    /// openat2(2) through the raw syscall.
+    static func openat2(_ dirfd: CInt, _ path: UnsafePointer<CChar>, flags: UInt64, mode: UInt64, resolve: UInt64)
+        -> Result<CInt, Errno>
+    {
+        throughSeam("openat2", descriptor: dirfd, path: path, flags: Int64(bitPattern: flags | (resolve << 40))) {
+            cls_openat2(dirfd, path, flags, mode, resolve)
+        }
+    }
+
+    /// close(2). EINTR is not retried by Linux semantics: the descriptor is gone either way.
+    static func close(_ fd: CInt) -> Result<CInt, Errno> {
+        throughSeam("close", descriptor: fd) {
+            let rc = Glibc.close(fd)
+            return rc == -1 && currentErrno() == EINTR ? 0 : rc
+        }
+    }
+
+    /// read(2).
+    static func read(_ fd: CInt, _ buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
+        throughSeam("read", descriptor: fd) { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+    }
+
+    /// statx(2), full kernel layout.
+    static func statx(_ dirfd: CInt, _ path: UnsafePointer<CChar>, _ flags: CInt, _ mask: UInt32, _ out: inout cls_statx)
+        -> Result<CInt, Errno>
+    {
+        throughSeam("statx", descriptor: dirfd, path: path, flags: Int64(flags)) {
+            cls_statx(dirfd, path, flags, mask, &out)
+        }
+    }
+
+    /// name_to_handle_at(2).
+    static func nameToHandle(
+        _ dirfd: CInt, _ path: UnsafePointer<CChar>, _ handle: inout cls_file_handle, _ mountID: inout CInt, _ flags: CInt
+    ) -> Result<CInt, Errno> {
+        throughSeam("name_to_handle_at", descriptor: dirfd, path: path, flags: Int64(flags)) {
+            cls_name_to_handle_at(dirfd, path, &handle, &mountID, flags)
+        }
+    }
+
+    /// open_by_handle_at(2).
+    static func openByHandle(_ mountFD: CInt, _ handle: inout cls_file_handle, _ flags: CInt) -> Result<CInt, Errno> {
+        throughSeam("open_by_handle_at", descriptor: mountFD, flags: Int64(flags)) {
+            cls_open_by_handle_at(mountFD, &handle, flags)
+        }
+    }
+
+    /// fstatfs(2).
+    static func fstatfs(_ fd: CInt, _ out: inout cls_statfs) -> Result<CInt, Errno> {
+        throughSeam("fstatfs", descriptor: fd) { cls_fstatfs(fd, &out) }
+    }
+
+    /// readlinkat(2) into a caller buffer.
+    static func readlinkat(_ dirfd: CInt, _ path: UnsafePointer<CChar>, _ buffer: UnsafeMutableBufferPointer<CChar>)
+        -> Result<Int, Errno>
+    {
+        guard let base = buffer.baseAddress else { return .failure(.invalidArgument) }
+        return throughSeam("readlinkat", descriptor: dirfd, path: path) {
+            Glibc.readlinkat(dirfd, path, base, buffer.count)
+        }
+    }
+
+    // MARK: ioctls (each named by its request, so faults can target one)
+
+    static func getFSUUID(_ fd: CInt, _ uuid: UnsafeMutablePointer<UInt8>, _ length: inout UInt8) -> Result<CInt, Errno> {
+        throughSeam("ioctl(FS_IOC_GETFSUUID)", descriptor: fd) { cls_ioctl_getfsuuid(fd, uuid, &length) }
+    }
+
+    static func ext4GetFSUUID(_ fd: CInt, _ uuid: UnsafeMutablePointer<UInt8>) -> Result<CInt, Errno> {
+        throughSeam("ioctl(EXT4_IOC_GETFSUUID)", descriptor: fd) { cls_ioctl_ext4_getfsuuid(fd, uuid) }
+    }
+
+    static func btrfsFSID(_ fd: CInt, _ fsid: UnsafeMutablePointer<UInt8>) -> Result<CInt, Errno> {
+        throughSeam("ioctl(BTRFS_IOC_FS_INFO)", descriptor: fd) { cls_ioctl_btrfs_fsid(fd, fsid) }
+    }
+
+    static func getFSLabel(_ fd: CInt, _ label: UnsafeMutablePointer<CChar>) -> Result<CInt, Errno> {
+        throughSeam("ioctl(FS_IOC_GETFSLABEL)", descriptor: fd) { cls_ioctl_getfslabel(fd, label) }
+    }
+
+    static func getVersion(_ fd: CInt, _ generation: inout UInt32) -> Result<CInt, Errno> {
+        throughSeam("ioctl(FS_IOC_GETVERSION)", descriptor: fd) { cls_ioctl_getversion(fd, &generation) }
+    }
+
+    static func getFlags(_ fd: CInt, _ flags: inout UInt32) -> Result<CInt, Errno> {
+        throughSeam("ioctl(FS_IOC_GETFLAGS)", descriptor: fd) { cls_ioctl_getflags(fd, &flags) }
+    }
+
+    // MARK: extended attributes
+
+    static func fgetxattr(_ fd: CInt, _ name: UnsafePointer<CChar>, _ buffer: UnsafeMutableRawBufferPointer)
+        -> Result<Int, Errno>
+    {
+        throughSeam("fgetxattr", descriptor: fd, path: name) {
+            cls_fgetxattr(fd, name, buffer.baseAddress, buffer.count)
+        }
+    }
+
+    static func fsetxattr(_ fd: CInt, _ name: UnsafePointer<CChar>, _ value: UnsafeRawBufferPointer, _ flags: CInt)
+        -> Result<CInt, Errno>
+    {
+        throughSeam("fsetxattr", descriptor: fd, path: name, flags: Int64(flags)) {
+            cls_fsetxattr(fd, name, value.baseAddress, value.count, flags)
+        }
+    }
+
+    static func flistxattr(_ fd: CInt, _ buffer: UnsafeMutableBufferPointer<CChar>) -> Result<Int, Errno> {
+        throughSeam("flistxattr", descriptor: fd) { cls_flistxattr(fd, buffer.baseAddress, buffer.count) }
+    }
+
+    static func fremovexattr(_ fd: CInt, _ name: UnsafePointer<CChar>) -> Result<CInt, Errno> {
+        throughSeam("fremovexattr", descriptor: fd, path: name) { cls_fremovexattr(fd, name) }
+    }
+}
+
+// MARK: - Flag values Swift cannot see directly
+
+enum LinuxFlags {
+    static let path = cls_o_path()
+    static let emptyPath = cls_at_empty_path()
+    static let noFollow = O_NOFOLLOW
+    static let symlinkNoFollow = AT_SYMLINK_NOFOLLOW
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+
+/// The one table of exit codes of the `bookmark` command. Every subcommand exits through it.
+enum ExitStatus: Int32, CaseIterable {
+    /// Done (a stale bookmark still resolves with 0 unless `--strict`).
+    case success = 0
+    /// Any failure without a more specific code.
+    case failure = 1
+    /// The file (or bookmark target) does not exist.
+    case notFound = 3
+    /// The volume the file lives on is not mounted.
+    case volumeNotMounted = 4
+    /// The input is unreadable or corrupt (bookmark bytes, alias file, base64).
+    case corruptData = 5
+    /// The signature is missing, wrong or made with another key.
+    case signatureInvalid = 6
+    /// Resolved, but stale (only with `--strict`).
+    case stale = 10
+    /// The operation was not permitted.
+    case permissionDenied = 13
+    /// Bad command line.
+    case usage = 64
+    /// A bug: an error the tool did not expect.
+    case internalError = 70
+
+    /// What each code means, one line each.
+    var meaning: String {
+        switch self {
+        case .success: return "success (a stale bookmark that resolved, unless --strict)"
+        case .failure: return "failure without a more specific code"
+        case .notFound: return "not found"
+        case .volumeNotMounted: return "volume not mounted"
+        case .corruptData: return "unreadable or corrupt data"
+        case .signatureInvalid: return "signature missing, tampered or made with another key"
+        case .stale: return "resolved but stale (--strict)"
+        case .permissionDenied: return "permission denied"
+        case .usage: return "usage error"
+        case .internalError: return "internal error"
+        }
+    }
+
+    /// The table for `--help`.
+    static var helpTable: String {
+        "Exit codes:\n" + allCases.map { "  \(String($0.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0))\($0.meaning)" }
+            .joined(separator: "\n")
+    }
+
+    /// The `ExitCode` to throw.
+    var exitCode: ExitCode { ExitCode(rawValue) }
+}
