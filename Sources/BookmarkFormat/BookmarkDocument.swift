@@ -1,0 +1,52 @@
+// BookmarkFormat: a whole bookmark: header facts and its chain of TOCs.
+
+/// Bookmark data in Apple's `book` layout, as raw tables of contents.
+///
+/// Decoding keeps every TOC, key, item type and number subtype, including keys and types this
+/// codec does not know, so `BookmarkDocument(decoding: doc.encoded())` equals `doc`. The typed
+/// view is ``BookmarkRecord``.
+public struct BookmarkDocument: Sendable, Hashable {
+    /// The version word Apple writes at offset 8.
+    public static let appleVersion: UInt32 = 0x1004_0000
+    /// The header size Apple writes at offset 12.
+    public static let appleHeaderSize = 48
+
+    /// The version word (offset 8 of the header).
+    public var version: UInt32
+    /// The tables of contents, in chain order; the first is where the header points.
+    public var tocs: [BookmarkTOC]
+
+    /// Creates a document.
+    public init(version: UInt32 = BookmarkDocument.appleVersion, tocs: [BookmarkTOC] = [BookmarkTOC(id: 1)]) {
+        self.version = version
+        self.tocs = tocs
+    }
+
+    /// The TOC with the given id, if any; setting replaces it or appends a new one (setting
+    /// `nil` removes it).
+    public subscript(tocID id: UInt32) -> BookmarkTOC? {
+        get { tocs.first { $0.id == id } }
+        set {
+            if let i = tocs.firstIndex(where: { $0.id == id }) {
+                if let v = newValue { tocs[i] = v } else { tocs.remove(at: i) }
+            } else if var v = newValue {
+                v.id = id
+                tocs.append(v)
+            }
+        }
+    }
+
+    /// The target's TOC: id 1 when present, else the first TOC.
+    public var targetTOC: BookmarkTOC? { self[tocID: BookmarkTOC.targetID] ?? tocs.first }
+
+    /// The item stored under `key` in the target TOC (id 1); setting creates TOC 1 if needed.
+    public subscript(key: BookmarkKey) -> BookmarkItem? {
+        get { targetTOC?[key] }
+        set {
+            let id = targetTOC?.id ?? BookmarkTOC.targetID
+            var toc = self[tocID: id] ?? BookmarkTOC(id: id)
+            toc[key] = newValue
+            self[tocID: id] = toc
+        }
+    }
+}

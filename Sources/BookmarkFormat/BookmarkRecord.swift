@@ -1,0 +1,259 @@
+// BookmarkFormat: the typed record over a bookmark's raw items.
+
+/// A bookmark with named, typed properties (Apple's debug names), over a ``BookmarkDocument``
+/// that keeps everything else verbatim.
+///
+/// Every property reads from and writes to the target TOC (id 1) of ``document``, so keys this
+/// type does not name (sandbox extensions, icons, string-keyed resource values, unknown keys)
+/// survive a decode → modify → encode cycle. A property whose stored item has an unexpected
+/// type reads as `nil`; setting `nil` removes the key.
+public struct BookmarkRecord: Sendable, Hashable {
+    /// The raw document.
+    public var document: BookmarkDocument
+
+    /// Creates a record over `document`.
+    public init(document: BookmarkDocument) { self.document = document }
+
+    /// Creates an empty record (one empty TOC with id 1).
+    public init() { self.document = BookmarkDocument() }
+
+    /// Decodes bookmark data.
+    /// - Throws: ``BookmarkFormatError`` naming what was wrong and at which offset.
+    public init(decoding bytes: [UInt8], limits: BookmarkDecodingLimits = .default) throws(BookmarkFormatError) {
+        self.document = try BookmarkDocument(decoding: bytes, limits: limits)
+    }
+
+    /// Encodes as Apple writes bookmark data (see ``BookmarkDocument/encoded()``).
+    public func encoded() throws(BookmarkFormatError) -> [UInt8] { try document.encoded() }
+
+    /// The raw item under `key` in the target TOC.
+    public subscript(key: BookmarkKey) -> BookmarkItem? {
+        get { document[key] }
+        set { document[key] = newValue }
+    }
+
+    // MARK: - Target
+
+    /// `0x1004` pathComponents: the components of the path from "/" (empty for "/").
+    public var pathComponents: [ByteString]? {
+        get {
+            guard let items = self[.pathComponents]?.arrayValue else { return nil }
+            var out: [ByteString] = []
+            for item in items {
+                guard let s = item.byteString else { return nil }
+                out.append(s)
+            }
+            return out
+        }
+        set { self[.pathComponents] = newValue.map { .array($0.map(BookmarkItem.string)) } }
+    }
+
+    /// The path as bytes: `"/" + join(pathComponents, "/")`, or `nil` without components.
+    public var pathBytes: ByteString? {
+        guard let comps = pathComponents else { return nil }
+        var out: [UInt8] = [UInt8(ascii: "/")]
+        for (i, c) in comps.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: "/")) }
+            out += c.bytes
+        }
+        return ByteString(bytes: out)
+    }
+
+    /// The path for display: ``pathBytes`` with non-UTF-8 bytes escaped as `\xNN`.
+    public var path: String? { pathBytes?.escaped }
+
+    /// `0x1005` fileIDs: one per path component; `nil` where Apple stored null (volumes without
+    /// persistent IDs). Written as SInt64, as Apple does.
+    public var fileIDs: [Int64?]? {
+        get {
+            guard let items = self[.fileIDs]?.arrayValue else { return nil }
+            var out: [Int64?] = []
+            for item in items {
+                if item.isNull { out.append(nil); continue }
+                guard let v = item.integerValue else { return nil }
+                out.append(v)
+            }
+            return out
+        }
+        set { self[.fileIDs] = newValue.map { .array($0.map { $0.map(BookmarkItem.int64) ?? .null }) } }
+    }
+
+    /// `0x1030` fileID (SInt64).
+    public var fileID: Int64? {
+        get { self[.fileID]?.integerValue }
+        set { self[.fileID] = newValue.map(BookmarkItem.int64) }
+    }
+
+    /// `0x1020` fileName.
+    public var fileName: ByteString? {
+        get { self[.fileName]?.byteString }
+        set { self[.fileName] = newValue.map(BookmarkItem.string) }
+    }
+
+    /// `0x1003` urlString.
+    public var urlString: ByteString? {
+        get {
+            if case .url(let u)? = self[.urlString] { return u }
+            return self[.urlString]?.byteString
+        }
+        set { self[.urlString] = newValue.map(BookmarkItem.url) }
+    }
+
+    /// `0x1040` creationDate of the target.
+    public var creationDate: BookmarkDate? {
+        get { self[.creationDate]?.dateValue }
+        set { self[.creationDate] = newValue.map(BookmarkItem.date) }
+    }
+
+    /// `0x1042` modificationDate.
+    public var modificationDate: BookmarkDate? {
+        get { self[.modificationDate]?.dateValue }
+        set { self[.modificationDate] = newValue.map(BookmarkItem.date) }
+    }
+
+    /// `0x1010` resourceProps.
+    public var resourceProperties: BookmarkPropertyFlags? {
+        get { self[.resourceProps]?.dataValue.flatMap(BookmarkPropertyFlags.init(bytes:)) }
+        set { self[.resourceProps] = newValue.map { .data($0.bytes) } }
+    }
+
+    /// `0xF017` displayName.
+    public var displayName: ByteString? {
+        get { self[.displayName]?.byteString }
+        set { self[.displayName] = newValue.map(BookmarkItem.string) }
+    }
+
+    // MARK: - Creation
+
+    /// `0xD010` creationOptions (written as SInt32, as Apple does; read as the 32-bit pattern).
+    public var creationOptions: UInt32? {
+        get { self[.creationOptions]?.integerValue.map { UInt32(truncatingIfNeeded: $0) } }
+        set { self[.creationOptions] = newValue.map { .int32(Int32(bitPattern: $0)) } }
+    }
+
+    /// `0xC011` userName.
+    public var userName: ByteString? {
+        get { self[.userName]?.byteString }
+        set { self[.userName] = newValue.map(BookmarkItem.string) }
+    }
+
+    /// `0xC012` userUID (SInt32).
+    public var userUID: UInt32? {
+        get { self[.userUID]?.integerValue.map { UInt32(truncatingIfNeeded: $0) } }
+        set { self[.userUID] = newValue.map { .int32(Int32(bitPattern: $0)) } }
+    }
+
+    /// `0xC001` volHomeDirRelativePathComponentCount (SInt64 in Apple's blobs).
+    public var volumeHomeDirRelativePathComponentCount: Int64? {
+        get { self[.volHomeDirRelativePathComponentCount]?.integerValue }
+        set { self[.volHomeDirRelativePathComponentCount] = newValue.map(BookmarkItem.int64) }
+    }
+
+    /// `0xD001` wasFileIDFormat: the source URL was a file-reference URL.
+    public var wasFileIDFormat: Bool? {
+        get { self[.wasFileIDFormat]?.boolValue }
+        set { self[.wasFileIDFormat] = newValue.map(BookmarkItem.bool) }
+    }
+
+    // MARK: - Relative bookmarks
+
+    /// `0x1054` relativeDirsUp.
+    public var relativeDirsUp: Int64? {
+        get { self[.relativeDirsUp]?.integerValue }
+        set { self[.relativeDirsUp] = newValue.map { .int32(Int32(truncatingIfNeeded: $0)) } }
+    }
+
+    /// `0x1055` relativeDirsDown.
+    public var relativeDirsDown: Int64? {
+        get { self[.relativeDirsDown]?.integerValue }
+        set { self[.relativeDirsDown] = newValue.map { .int32(Int32(truncatingIfNeeded: $0)) } }
+    }
+
+    /// `0x1056` createdWithRelativeURL.
+    public var createdWithRelativeURL: Bool? {
+        get { self[.createdWithRelativeURL]?.boolValue }
+        set { self[.createdWithRelativeURL] = newValue.map(BookmarkItem.bool) }
+    }
+
+    /// `0xE003` baseURLComponentCount (an array of numbers).
+    public var baseURLComponentCount: [Int64]? {
+        get { self[.baseURLComponentCount]?.arrayValue?.compactMap(\.integerValue) }
+        set { self[.baseURLComponentCount] = newValue.map { .array($0.map { .int32(Int32(truncatingIfNeeded: $0)) }) } }
+    }
+
+    // MARK: - Volumes
+
+    /// The target's volume: the volume keys of TOC 1.
+    public var volume: BookmarkVolume {
+        get { document.targetTOC.map(BookmarkVolume.init(toc:)) ?? BookmarkVolume() }
+        set {
+            var toc = document.targetTOC ?? BookmarkTOC(id: BookmarkTOC.targetID)
+            newValue.apply(to: &toc)
+            document[tocID: toc.id] = toc
+        }
+    }
+
+    /// The boot volume (TOC `0xF000`), present when the target is on another volume.
+    public var bootVolume: BookmarkVolume? {
+        get { document[tocID: BookmarkTOC.bootVolumeID].map(BookmarkVolume.init(toc:)) }
+        set {
+            guard let v = newValue else {
+                document[tocID: BookmarkTOC.bootVolumeID] = nil
+                return
+            }
+            var toc = document[tocID: BookmarkTOC.bootVolumeID] ?? BookmarkTOC(id: BookmarkTOC.bootVolumeID)
+            v.apply(to: &toc)
+            document[tocID: BookmarkTOC.bootVolumeID] = toc
+        }
+    }
+
+    /// `0x2000` volInfoDepths: TOC ids from the root (e.g. `[0xF000, 0, 1, 0]`).
+    public var volInfoDepths: [Int64]? {
+        get { self[.volInfoDepths]?.arrayValue?.compactMap(\.integerValue) }
+        set { self[.volInfoDepths] = newValue.map { .array($0.map { .int32(Int32(truncatingIfNeeded: $0)) }) } }
+    }
+
+    // MARK: - Legacy alias, Linux facts, string keys
+
+    /// `0xFE00` aliasData: the raw embedded `alis` record.
+    public var aliasData: [UInt8]? {
+        get { self[.aliasData]?.dataValue }
+        set { self[.aliasData] = newValue.map(BookmarkItem.data) }
+    }
+
+    /// Decodes the embedded `alis` record (`0xFE00`), if there is one.
+    /// - Throws: ``BookmarkFormatError`` when the embedded record is malformed.
+    public func embeddedAliasRecord() throws(BookmarkFormatError) -> AliasRecord? {
+        guard let data = aliasData else { return nil }
+        return try AliasRecord(decoding: data)
+    }
+
+    /// Our Linux facts (string keys under ``LinuxKeys/prefix``). Setting a birth time outside
+    /// the 64-bit nanosecond range drops it; use ``setLinuxFacts(_:)`` to get an error instead.
+    public var linux: LinuxFileFacts {
+        get { document.targetTOC.map(LinuxFileFacts.init(toc:)) ?? LinuxFileFacts() }
+        set {
+            var facts = newValue
+            if facts.birthTime?.totalNanoseconds == nil { facts.birthTime = nil }
+            try? setLinuxFacts(facts)
+        }
+    }
+
+    /// Stores our Linux facts.
+    /// - Throws: ``BookmarkFormatError`` (`unencodable`) for a birth time out of range.
+    public mutating func setLinuxFacts(_ facts: LinuxFileFacts) throws(BookmarkFormatError) {
+        var toc = document.targetTOC ?? BookmarkTOC(id: BookmarkTOC.targetID)
+        try facts.apply(to: &toc)
+        document[tocID: toc.id] = toc
+    }
+
+    /// String-keyed values of the target TOC (resource values stored with
+    /// `includingResourceValuesForKeys`, and our Linux keys), by key name.
+    public var stringKeyedValues: [ByteString: BookmarkItem] {
+        var out: [ByteString: BookmarkItem] = [:]
+        for e in document.targetTOC?.entries ?? [] {
+            if case .string(let name) = e.key { out[name] = e.value }
+        }
+        return out
+    }
+}

@@ -1,0 +1,82 @@
+// BookmarkFormat: tables of contents.
+
+/// One table of contents: an id ("level") and its key → item entries, kept sorted by key.
+///
+/// TOC `1` describes the target; `0xF000` the boot volume (when the target is elsewhere);
+/// ids of 4000 and up hold nested disk-image bookmarks.
+public struct BookmarkTOC: Sendable, Hashable {
+    /// TOC id of the target.
+    public static let targetID: UInt32 = 1
+    /// TOC id of the boot-volume information.
+    public static let bootVolumeID: UInt32 = 0xF000
+
+    /// The TOC id.
+    public var id: UInt32
+    /// The entries, sorted by key (numeric keys first), with no key twice.
+    public private(set) var entries: [BookmarkEntry]
+
+    /// Creates a TOC; entries are sorted by key, and for a repeated key the last one wins.
+    public init(id: UInt32, entries: [BookmarkEntry] = []) {
+        self.id = id
+        var byKey: [BookmarkKey: BookmarkEntry] = [:]
+        for e in entries { byKey[e.key] = e }
+        self.entries = byKey.values.sorted { $0.key < $1.key }
+    }
+
+    /// Creates a TOC from entries already known to be sorted and unique.
+    init(id: UInt32, sortedUniqueEntries: [BookmarkEntry]) {
+        self.id = id
+        self.entries = sortedUniqueEntries
+    }
+
+    /// The item stored under `key`; setting `nil` removes the entry.
+    public subscript(key: BookmarkKey) -> BookmarkItem? {
+        get { index(of: key).map { entries[$0].value } }
+        set {
+            let i = lowerBound(key)
+            let present = i < entries.count && entries[i].key == key
+            switch (newValue, present) {
+            case (let v?, true): entries[i].value = v
+            case (let v?, false): entries.insert(BookmarkEntry(key: key, value: v), at: i)
+            case (nil, true): entries.remove(at: i)
+            case (nil, false): break
+            }
+        }
+    }
+
+    /// The keys, in order.
+    public var keys: [BookmarkKey] { entries.map(\.key) }
+
+    func index(of key: BookmarkKey) -> Int? {
+        let i = lowerBound(key)
+        return i < entries.count && entries[i].key == key ? i : nil
+    }
+
+    private func lowerBound(_ key: BookmarkKey) -> Int {
+        var lo = 0
+        var hi = entries.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if entries[mid].key < key { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+}
+
+/// One TOC entry: a key, the item it points at, and the entry's flags word (always 0 in Apple's
+/// data, kept as read).
+public struct BookmarkEntry: Sendable, Hashable {
+    /// The key.
+    public var key: BookmarkKey
+    /// The item.
+    public var value: BookmarkItem
+    /// The third word of the entry.
+    public var flags: UInt32
+
+    /// Creates an entry.
+    public init(key: BookmarkKey, value: BookmarkItem, flags: UInt32 = 0) {
+        self.key = key
+        self.value = value
+        self.flags = flags
+    }
+}

@@ -1,0 +1,96 @@
+// BookmarkFormat: strings that are bytes (Linux names need not be UTF-8).
+
+/// The bytes of a string item, kept exactly as stored.
+///
+/// Apple stores strings as UTF-8, but Linux file names are arbitrary bytes, so the codec never
+/// converts them: ``string`` gives the text when the bytes are valid UTF-8, and ``escaped``
+/// always gives a printable form.
+public struct ByteString: Sendable, Hashable, Comparable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    /// The raw bytes.
+    public var bytes: [UInt8]
+
+    /// Creates a byte string from raw bytes.
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Creates a byte string holding the UTF-8 encoding of `string`.
+    public init(_ string: String) { self.bytes = Array(string.utf8) }
+
+    /// Creates a byte string from a string literal (its UTF-8 bytes).
+    public init(stringLiteral value: String) { self.init(value) }
+
+    /// The text, or `nil` when the bytes are not valid UTF-8.
+    public var string: String? {
+        var it = bytes.makeIterator()
+        var out = ""
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&it) {
+            case .scalarValue(let s): out.unicodeScalars.append(s)
+            case .emptyInput: return out
+            case .error: return nil
+            }
+        }
+    }
+
+    /// Whether the bytes are valid UTF-8.
+    public var isValidUTF8: Bool { string != nil }
+
+    /// A printable form: the text when it is valid UTF-8 (control characters and backslash
+    /// escaped), otherwise the same with every byte that is not part of valid UTF-8 as `\xNN`.
+    public var escaped: String {
+        var out = ""
+        var i = 0
+        while i < bytes.count {
+            if let (scalar, width) = ByteString.decodeScalar(bytes, at: i) {
+                switch scalar {
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\t": out += "\\t"
+                case "\r": out += "\\r"
+                default:
+                    if scalar.value < 0x20 || scalar.value == 0x7F {
+                        out += "\\x" + hex2(UInt8(scalar.value))
+                    } else {
+                        out.unicodeScalars.append(scalar)
+                    }
+                }
+                i += width
+            } else {
+                out += "\\x" + hex2(bytes[i])
+                i += 1
+            }
+        }
+        return out
+    }
+
+    /// The escaped form (see ``escaped``).
+    public var description: String { escaped }
+
+    /// Orders byte strings by their bytes, lexicographically.
+    public static func < (lhs: ByteString, rhs: ByteString) -> Bool {
+        lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
+    }
+
+    /// Decodes one UTF-8 scalar at `i`, or returns nil for an invalid sequence.
+    static func decodeScalar(_ b: [UInt8], at i: Int) -> (Unicode.Scalar, Int)? {
+        let b0 = b[i]
+        if b0 < 0x80 { return (Unicode.Scalar(b0), 1) }
+        let width: Int
+        var value: UInt32
+        if b0 & 0xE0 == 0xC0 { width = 2; value = UInt32(b0 & 0x1F) }
+        else if b0 & 0xF0 == 0xE0 { width = 3; value = UInt32(b0 & 0x0F) }
+        else if b0 & 0xF8 == 0xF0 { width = 4; value = UInt32(b0 & 0x07) }
+        else { return nil }
+        guard i + width <= b.count else { return nil }
+        for k in 1..<width {
+            let c = b[i + k]
+            guard c & 0xC0 == 0x80 else { return nil }
+            value = (value << 6) | UInt32(c & 0x3F)
+        }
+        let minimum: UInt32 = width == 2 ? 0x80 : (width == 3 ? 0x800 : 0x10000)
+        guard value >= minimum, let scalar = Unicode.Scalar(value) else { return nil }
+        return (scalar, width)
+    }
+}
