@@ -53,7 +53,7 @@ public struct BookmarkSource: Sendable, Hashable {
             aliasRecord = alias
             record = BookmarkRecord(aliasRecord: alias, originalBytes: Array(bytes.prefix(size)))
             return
-        } else if allowBase64, let decoded = Base64.decode(bytes) {
+        } else if allowBase64, let decoded = Base64.decode(bytes), BookmarkSource.hasKnownSignature(decoded) {
             self = try BookmarkSource(decoding: decoded, limits: limits, allowBase64: false)
             wasBase64 = true
             return
@@ -68,6 +68,15 @@ public struct BookmarkSource: Sendable, Hashable {
             case .failure(let e): aliasRecordError = e
             }
         }
+    }
+}
+
+extension BookmarkSource {
+    /// Whether `bytes` start like one of the containers (used to accept base64 text only when
+    /// it decodes to something recognisable).
+    static func hasKnownSignature(_ bytes: [UInt8]) -> Bool {
+        AliasFile.hasMagic(bytes) || (bytes.count >= 4 && Array(bytes[0..<4]) == BookmarkDocument.magic)
+            || AliasRecord.looksLikeAliasRecord(bytes)
     }
 }
 

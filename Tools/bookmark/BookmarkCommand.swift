@@ -11,6 +11,7 @@ struct BookmarkCommand: ParsableCommand {
         subcommands: [
             Volumes.self,
             Identify.self,
+            Inspect.self,
         ]
     )
 }
