@@ -10,13 +10,19 @@ public struct BookmarkDecodingLimits: Sendable, Hashable {
     public var maxItems: Int
     /// Most tables of contents in one chain (default 64).
     public var maxTOCs: Int
+    /// Most bytes the item trees may hold once shared references are expanded (default 64 MiB),
+    /// so a large string referenced thousands of times cannot make encoding or dumping explode.
+    public var maxExpandedBytes: Int
 
     /// Creates limits.
-    public init(maxInputSize: Int = 16 << 20, maxDepth: Int = 32, maxItems: Int = 65_536, maxTOCs: Int = 64) {
+    public init(maxInputSize: Int = 16 << 20, maxDepth: Int = 32, maxItems: Int = 65_536, maxTOCs: Int = 64,
+                maxExpandedBytes: Int = 64 << 20)
+    {
         self.maxInputSize = maxInputSize
         self.maxDepth = maxDepth
         self.maxItems = maxItems
         self.maxTOCs = maxTOCs
+        self.maxExpandedBytes = maxExpandedBytes
     }
 
     /// The defaults.

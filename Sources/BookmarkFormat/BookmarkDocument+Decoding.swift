@@ -75,10 +75,13 @@ struct DataSectionDecoder {
     let start: Int
     let end: Int
     let limits: BookmarkDecodingLimits
-    /// Decoded items by data offset, with expanded node count and height.
-    var memo: [UInt32: (item: BookmarkItem, size: Int, height: Int)] = [:]
+    /// Decoded items by data offset, with expanded node count, height and expanded byte size.
+    var memo: [UInt32: Decoded] = [:]
     var inProgress: Set<UInt32> = []
     var totalExpanded = 0
+    var totalExpandedBytes = 0
+
+    typealias Decoded = (item: BookmarkItem, size: Int, height: Int, bytes: Int)
 
     init(bytes: [UInt8], start: Int, end: Int, limits: BookmarkDecodingLimits) {
         self.reader = ByteReader(bytes)
@@ -140,17 +143,19 @@ struct DataSectionDecoder {
 
     /// Decodes a TOC-referenced item and charges its expanded size to the global budget.
     mutating func decodeRoot(at offset: UInt32) throws(BookmarkFormatError) -> BookmarkItem {
-        let (item, size, _) = try decodeItem(at: offset, depth: 0)
-        totalExpanded += size
+        let decoded = try decodeItem(at: offset, depth: 0)
+        totalExpanded += decoded.size
+        totalExpandedBytes += decoded.bytes
         guard totalExpanded <= limits.maxItems else {
             throw BookmarkFormatError(.itemLimitExceeded(limit: limits.maxItems), at: absolute(offset))
         }
-        return item
+        guard totalExpandedBytes <= limits.maxExpandedBytes else {
+            throw BookmarkFormatError(.expandedSizeLimitExceeded(limit: limits.maxExpandedBytes), at: absolute(offset))
+        }
+        return decoded.item
     }
 
-    mutating func decodeItem(at offset: UInt32, depth: Int) throws(BookmarkFormatError)
-        -> (item: BookmarkItem, size: Int, height: Int)
-    {
+    mutating func decodeItem(at offset: UInt32, depth: Int) throws(BookmarkFormatError) -> Decoded {
         if let m = memo[offset] {
             guard depth + m.height <= limits.maxDepth else {
                 throw BookmarkFormatError(.depthLimitExceeded(limit: limits.maxDepth), at: absolute(offset))
@@ -177,6 +182,19 @@ struct DataSectionDecoder {
 
         var size = 1
         var height = 0
+        var expandedBytes = 8 + n
+        /// Adds a child's expanded counts and enforces the per-item limits.
+        func add(_ child: Decoded) throws(BookmarkFormatError) {
+            size += child.size
+            expandedBytes += child.bytes
+            height = max(height, child.height + 1)
+            guard size <= limits.maxItems else {
+                throw BookmarkFormatError(.itemLimitExceeded(limit: limits.maxItems), at: abs)
+            }
+            guard expandedBytes <= limits.maxExpandedBytes else {
+                throw BookmarkFormatError(.expandedSizeLimitExceeded(limit: limits.maxExpandedBytes), at: abs)
+            }
+        }
         let item: BookmarkItem
         switch type {
         case BookmarkItem.TypeCode.string:
@@ -208,11 +226,7 @@ struct DataSectionDecoder {
             for i in 0..<(n / 4) {
                 let child = try decodeItem(at: try reader.u32le(payloadStart + 4 * i), depth: depth + 1)
                 elements.append(child.item)
-                size += child.size
-                height = max(height, child.height + 1)
-                guard size <= limits.maxItems else {
-                    throw BookmarkFormatError(.itemLimitExceeded(limit: limits.maxItems), at: abs)
-                }
+                try add(child)
             }
             item = .array(elements)
         case BookmarkItem.TypeCode.dictionary:
@@ -223,27 +237,21 @@ struct DataSectionDecoder {
                 let k = try decodeItem(at: try reader.u32le(payloadStart + 8 * i), depth: depth + 1)
                 let v = try decodeItem(at: try reader.u32le(payloadStart + 8 * i + 4), depth: depth + 1)
                 pairs.append(BookmarkDictionaryEntry(key: k.item, value: v.item))
-                size += k.size + v.size
-                height = max(height, k.height + 1, v.height + 1)
-                guard size <= limits.maxItems else {
-                    throw BookmarkFormatError(.itemLimitExceeded(limit: limits.maxItems), at: abs)
-                }
+                try add(k)
+                try add(v)
             }
             item = .dictionary(pairs)
         case BookmarkItem.TypeCode.relativeURL:
             guard n == 8 else { throw bad() }
             let base = try decodeItem(at: try reader.u32le(payloadStart), depth: depth + 1)
             let rel = try decodeItem(at: try reader.u32le(payloadStart + 4), depth: depth + 1)
-            size += base.size + rel.size
-            height = max(base.height, rel.height) + 1
-            guard size <= limits.maxItems else {
-                throw BookmarkFormatError(.itemLimitExceeded(limit: limits.maxItems), at: abs)
-            }
+            try add(base)
+            try add(rel)
             item = .relativeURL(base: base.item, relative: rel.item)
         default:
             item = .unknown(type: type, payload: try reader.slice(payloadStart, n))
         }
-        let result = (item: item, size: size, height: height)
+        let result: Decoded = (item: item, size: size, height: height, bytes: expandedBytes)
         memo[offset] = result
         return result
     }

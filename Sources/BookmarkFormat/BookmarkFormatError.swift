@@ -25,6 +25,8 @@ public struct BookmarkFormatError: Error, Sendable, Hashable, CustomStringConver
         case depthLimitExceeded(limit: Int)
         /// The expanded item tree has more nodes than the limit allows.
         case itemLimitExceeded(limit: Int)
+        /// The expanded item tree holds more bytes than the limit allows.
+        case expandedSizeLimitExceeded(limit: Int)
         /// A table of contents does not carry the `0xFFFFFFFE` marker.
         case badTOCMarker(UInt32)
         /// TOCs chain to one already read, or there are more than the limit allows.
@@ -79,6 +81,8 @@ public struct BookmarkFormatError: Error, Sendable, Hashable, CustomStringConver
             return "items nested deeper than \(limit) levels"
         case .itemLimitExceeded(let limit):
             return "more than \(limit) items after expanding shared references"
+        case .expandedSizeLimitExceeded(let limit):
+            return "more than \(limit) bytes of items after expanding shared references"
         case .badTOCMarker(let value):
             return "table of contents marker is 0x\(String(value, radix: 16)), expected 0xfffffffe"
         case .tocChain(let reason):

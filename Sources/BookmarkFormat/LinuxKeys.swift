@@ -61,10 +61,11 @@ public struct LinuxTimestamp: Sendable, Hashable, Comparable {
     /// Nanoseconds, 0…999,999,999.
     public var nanoseconds: UInt32
 
-    /// Creates a timestamp; `nanoseconds` is reduced modulo one second into `seconds`.
+    /// Creates a timestamp; whole seconds in `nanoseconds` carry into `seconds` (saturating).
     public init(seconds: Int64, nanoseconds: UInt32) {
-        self.seconds = seconds + Int64(nanoseconds / 1_000_000_000)
-        self.nanoseconds = nanoseconds % 1_000_000_000
+        let (s, overflow) = seconds.addingReportingOverflow(Int64(nanoseconds / 1_000_000_000))
+        self.seconds = overflow ? Int64.max : s
+        self.nanoseconds = overflow ? 999_999_999 : nanoseconds % 1_000_000_000
     }
 
     /// Creates a timestamp from nanoseconds since the epoch.

@@ -102,6 +102,21 @@ struct HostileInputTests {
         #expect(ContinuousClock.now - start < .seconds(1))
     }
 
+    @Test func largeSharedStringHitsExpandedSizeLimit() throws {
+        // One 100 KB string referenced 1,000 times: 100 MB once expanded, 104 KB on the wire.
+        let big = Self.item(0x0101, [UInt8](repeating: 0x41, count: 100_000))
+        let refs = (0..<1000).flatMap { _ in UInt32(4).littleEndianBytes }
+        let bytes = Self.blob(items: [big, Self.item(0x0601, refs)], toc: [(0x1004, UInt32(4 + big.count))])
+        let start = ContinuousClock.now
+        #expect {
+            _ = try BookmarkDocument(decoding: bytes)
+        } throws: { e in
+            guard let e = e as? BookmarkFormatError, case .expandedSizeLimitExceeded = e.kind else { return false }
+            return true
+        }
+        #expect(ContinuousClock.now - start < .seconds(1))
+    }
+
     @Test func deepNestingHitsDepthLimit() throws {
         var items: [[UInt8]] = [Self.item(0x0A01, [])]
         var offsets: [UInt32] = [4]
