@@ -22,7 +22,7 @@ public struct AliasRecord: Sendable, Hashable {
     }
 
     /// Well-known tag numbers.
-    public enum TagNumber {
+    public enum TagNumber: Sendable {
         /// Parent folder name (Mac OS Roman).
         public static let folderName: Int16 = 0
         /// CNIDs of the ancestors (u32 each).

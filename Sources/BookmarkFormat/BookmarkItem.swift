@@ -31,7 +31,7 @@ public indirect enum BookmarkItem: Sendable, Hashable {
     // MARK: - Type codes
 
     /// Item type words as stored (little-endian u32 after the length).
-    public enum TypeCode {
+    public enum TypeCode: Sendable {
         /// UTF-8 string.
         public static let string: UInt32 = 0x0101
         /// Data.

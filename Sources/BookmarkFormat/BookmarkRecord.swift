@@ -213,6 +213,18 @@ public struct BookmarkRecord: Sendable, Hashable {
         set { self[.volInfoDepths] = newValue.map { .array($0.map { .int32(Int32(truncatingIfNeeded: $0)) }) } }
     }
 
+    /// `0x2040` diskImageDepth: the id of the TOC holding the nested bookmark of the disk
+    /// image the volume lives on (ids of 4000 and up).
+    public var diskImageTOCID: UInt32? {
+        get { self[.diskImageDepth]?.integerValue.map { UInt32(truncatingIfNeeded: $0) } }
+        set { self[.diskImageDepth] = newValue.map { .int32(Int32(bitPattern: $0)) } }
+    }
+
+    /// The nested disk-image bookmark (the TOC named by ``diskImageTOCID``), if present.
+    public var diskImageTOC: BookmarkTOC? {
+        diskImageTOCID.flatMap { document[tocID: $0] }
+    }
+
     // MARK: - Legacy alias, Linux facts, string keys
 
     /// `0xFE00` aliasData: the raw embedded `alis` record.

@@ -3,7 +3,7 @@
 /// The string keys under which we store Linux-only facts. Apple's parsers treat string keys as
 /// extra resource values, so bookmarks carrying them stay readable by mac_alias, fq and macOS.
 /// Docs/FORMAT.md defines each key's item type and meaning.
-public enum LinuxKeys {
+public enum LinuxKeys: Sendable {
     /// The prefix of every key we define.
     public static let prefix = "org.swift-bookmarks.linux."
 
