@@ -28,12 +28,18 @@ extension BookmarkCommand {
         func run() throws {
             let bytes: [UInt8]
             if source == "-" {
-                let data = FileHandle.standardInput.readDataToEndOfFile()
-                guard data.count <= Self.readLimit else {
-                    Output.error("-: input of \(data.count) bytes exceeds the limit of \(Self.readLimit) bytes")
-                    throw ExitStatus.corruptData.exitCode
+                // Read in chunks so an endless stdin stops at the limit instead of filling memory.
+                var input: [UInt8] = []
+                while true {
+                    let chunk = FileHandle.standardInput.readData(ofLength: 1 << 16)
+                    if chunk.isEmpty { break }
+                    input += chunk
+                    guard input.count <= Self.readLimit else {
+                        Output.error("-: input exceeds the limit of \(Self.readLimit) bytes")
+                        throw ExitStatus.corruptData.exitCode
+                    }
                 }
-                bytes = [UInt8](data)
+                bytes = input
             } else {
                 do {
                     let fd = try OwnedDescriptor.open(FilePath(source), options: [.readOnly, .nonBlocking])
