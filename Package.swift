@@ -83,7 +83,8 @@ let package = Package(
             dependencies: [
                 "BookmarkFormat",
                 .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
+            ],
+            exclude: ["Interop/mac_alias_peer.py"]
         ),
         .testTarget(
             name: "BookmarkCLITests",
