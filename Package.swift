@@ -68,7 +68,8 @@ let package = Package(
         .target(
             name: "VolumeFixtures",
             dependencies: [.product(name: "SystemPackage", package: "swift-system")],
-            path: "Tests/VolumeFixtures"
+            path: "Tests/VolumeFixtures",
+            cSettings: [.define("_GNU_SOURCE")]
         ),
         .testTarget(
             name: "SecureFilesTests",

@@ -41,7 +41,7 @@ extension Volume {
             volume.uuid = uuid
             volume.uuidSource = info.verified ? .blkidProbe : .blkidCache
             volume.uuidVerified = info.verified
-        } else if let statistics, statistics.isExt4 || statistics.isBtrfs {
+        } else if let statistics, statistics.isExt4 || statistics.isBtrfs, statistics.fsid != (0, 0) {
             volume.uuid = statistics.fsidString
             volume.uuidSource = .fsid
         }
