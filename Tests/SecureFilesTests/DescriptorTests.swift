@@ -112,3 +112,32 @@ func runStat(_ arguments: [String]) throws -> Data {
     process.waitUntilExit()
     return data
 }
+
+@Suite("Directory entries")
+struct DirectoryEntryTests {
+    @Test("getdents64 lists names as bytes with inode and type, skipping . and ..")
+    func entries() throws {
+        let path = "/var/tmp/swift-bookmarks-dirents-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path + "/sub", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        FileManager.default.createFile(atPath: path + "/a.txt", contents: nil)
+        try FileManager.default.createSymbolicLink(atPath: path + "/link", withDestinationPath: "a.txt")
+        let odd: [UInt8] = [0x62, 0xFF]  // "b\xff", not UTF-8
+        let oddPath = FilePath(platformString: (Array(path.utf8) + [0x2F] + odd).map { CChar(bitPattern: $0) } + [0])
+        _ = try OwnedDescriptor.open(oddPath, options: [.writeOnly, .create, .exclusive])
+        for count in 0..<300 { FileManager.default.createFile(atPath: path + "/many-\(count)", contents: nil) }
+
+        let dir = try OwnedDescriptor.open(FilePath(path), options: [.directory])
+        let entries = try dir.directoryEntries()
+        #expect(entries.count == 304)
+        let byName = Dictionary(uniqueKeysWithValues: entries.map { ($0.name, $0) })
+        #expect(byName[Array("sub".utf8)]?.kind == .directory)
+        #expect(byName[Array("link".utf8)]?.kind == .symlink)
+        #expect(byName[Array("a.txt".utf8)]?.inode == (try FileStatus(path: FilePath(path + "/a.txt")).inode))
+        #expect(byName[odd]?.kind == .regular)
+        #expect(byName[[0x2E]] == nil && byName[[0x2E, 0x2E]] == nil)
+
+        let again = try OwnedDescriptor.open(FilePath(path), options: [.directory])
+        #expect(try again.directoryEntries(limit: 5).count == 5)
+    }
+}
