@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "SecureFiles", targets: ["SecureFiles"]),
         .library(name: "FileIdentity", targets: ["FileIdentity"]),
         .library(name: "BookmarkFormat", targets: ["BookmarkFormat"]),
+        .library(name: "BookmarkKit", targets: ["BookmarkKit"]),
         .executable(name: "bookmark", targets: ["bookmark"]),
     ],
     dependencies: [
@@ -46,6 +47,15 @@ let package = Package(
             ]
         ),
         .target(name: "BookmarkFormat"),
+        .target(
+            name: "BookmarkKit",
+            dependencies: [
+                "BookmarkFormat",
+                "FileIdentity",
+                "SecureFiles",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
 
         // MARK: Tools
         .executableTarget(
@@ -53,6 +63,7 @@ let package = Package(
             dependencies: [
                 "FileIdentity",
                 "BookmarkFormat",
+                "BookmarkKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],

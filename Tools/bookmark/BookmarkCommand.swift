@@ -11,6 +11,9 @@ struct BookmarkCommand: ParsableCommand {
         subcommands: [
             Volumes.self,
             Identify.self,
+            Make.self,
+            Resolve.self,
+            Values.self,
             Inspect.self,
         ]
     )

@@ -1,0 +1,26 @@
+import Foundation
+
+/// Mounting through UDisks2 (`udisksctl`), only when the caller opts in.
+enum UDisks {
+    /// The `udisksctl` executable on PATH, or `nil`.
+    static func executable() -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/udisksctl"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// `udisksctl mount --no-user-interaction -b DEVICE`; whether it exited 0.
+    static func mount(device: String, using executable: String) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["mount", "--no-user-interaction", "-b", device]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+}
