@@ -91,6 +91,13 @@ let package = Package(
             dependencies: ["FileIdentity", "SecureFiles", "VolumeFixtures"]
         ),
         .testTarget(
+            name: "BookmarkKitTests",
+            dependencies: [
+                "BookmarkKit", "FileIdentity", "SecureFiles", "VolumeFixtures",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .testTarget(
             name: "BookmarkFormatTests",
             dependencies: [
                 "BookmarkFormat",
