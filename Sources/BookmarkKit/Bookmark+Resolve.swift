@@ -43,7 +43,28 @@ struct Resolver {
         self.directory = directory
     }
 
+    /// What the steps before the search concluded.
+    enum Outcome {
+        /// Found without a search.
+        case resolved(Resolution)
+        /// The search (and then the heuristic) must decide; `replacement` is the fallback. `deleted`:
+        /// the file handle said the inode is gone, so searching the volume is pointless.
+        case needsSearch(volume: Volume?, current: [UInt8], replacement: Found?, deleted: Bool)
+    }
+
     mutating func run() throws(BookmarkError) -> Resolution {
+        switch try runUntilSearch() {
+        case .resolved(let resolution): return resolution
+        case .needsSearch(let volume, let current, let replacement, let deleted):
+            if !deleted, options.search, let volume, let found = try search(on: volume, from: current) {
+                return finish(found, volume: volume)
+            }
+            return try conclude(excluding: volume, replacement: replacement, deleted: deleted)
+        }
+    }
+
+    /// Everything up to the search: volume, path, replacement, relative, handle.
+    mutating func runUntilSearch() throws(BookmarkError) -> Outcome {
         if options.cancellation?.isCancelled == true || Task.isCancelled {
             throw error(.cancelled, "cancelled before it started")
         }
@@ -53,32 +74,39 @@ struct Resolver {
 
         // 1. Path first.
         if let (found, sameObject) = inspect(current) {
-            if sameObject { return finish(found, volume: found.id.volume) }
+            if sameObject { return .resolved(finish(found, volume: found.id.volume)) }
             if looksLikeReplacement(found) { replacement = Found(path: found.path, id: found.id, matchedBy: .replacedAtPath) }
         }
-        if let replacement, recorded.parentInode != nil { return finish(replacement, volume: replacement.id.volume) }
-
+        if let replacement, recorded.parentInode != nil {
+            return .resolved(finish(replacement, volume: replacement.id.volume))
+        }
         // 2. Relative to the base given now.
-        if let found = relativeCandidate() { return finish(found, volume: found.id.volume) }
-
+        if let found = relativeCandidate() { return .resolved(finish(found, volume: found.id.volume)) }
+        // 3. File handle.
         if let volume {
-            // 3. File handle.
             switch handleCandidate(on: volume) {
-            case .found(let found): return finish(found, volume: volume)
+            case .found(let found): return .resolved(finish(found, volume: volume))
             case .deleted:
-                if let replacement { return finish(replacement, volume: replacement.id.volume) }
-                throw error(.notFound, "the file was deleted (its file handle is stale)")
+                return .needsSearch(volume: volume, current: current, replacement: replacement, deleted: true)
             case .unavailable: break
             }
-            // 4. Outward search.
-            if options.search, let found = try search(on: volume, from: current) {
-                return finish(found, volume: volume)
-            }
         }
+        return .needsSearch(volume: volume, current: current, replacement: replacement, deleted: false)
+    }
+
+    /// After the search found nothing: the replacement at the path, the cross-volume heuristic, or not found.
+    mutating func conclude(excluding volume: Volume?, replacement: Found?, deleted: Bool = false)
+        throws(BookmarkError) -> Resolution
+    {
         if let replacement { return finish(replacement, volume: replacement.id.volume) }
-        // 5. Another volume, by name, size and modification time.
         if options.crossVolumeHeuristic, let found = try heuristicCandidate(excluding: volume) {
             return finish(found, volume: found.id.volume)
+        }
+        if deleted {
+            throw error(.notFound, "the file was deleted from its volume (its file handle is stale)")
+        }
+        if volume == nil {
+            throw error(.notFound, "not at its path, and the volume has no persistent identity to search")
         }
         throw error(.notFound, options.search ? "not at its path, and not found by handle or search" : "not at its path (search disabled)")
     }
@@ -219,9 +247,10 @@ struct Resolver {
             notes.append("the cross-volume heuristic needs the recorded size and modification time (not in minimal bookmarks)")
             return nil
         }
+        // Volumes other than the root file system first: moves usually go to removable and data volumes.
         let candidates = directory.allVolumes().filter {
             $0.isPersistent && $0.category == .local && $0.root == [UInt8(ascii: "/")] && $0.key != volume?.key
-        }
+        }.sorted { ($0.mountPoint == [UInt8(ascii: "/")] ? 1 : 0) < ($1.mountPoint == [UInt8(ascii: "/")] ? 1 : 0) }
         for other in candidates {
             var search = OutwardSearch(
                 volume: other, goal: SearchGoal(recorded: recorded, name: name, fingerprint: fingerprint),

@@ -2,9 +2,9 @@ import FileIdentity
 import SecureFiles
 import SystemPackage
 
-/// What the outward search looks for: a file's inode (confirmed by identity), and optionally its
-/// parent directory's inode (then the recorded name inside it is checked first); or, for the
-/// cross-volume heuristic, an entry with the recorded name whose size and modification time match.
+/// What a search looks for: the recorded object's inode (confirmed by identity) and its parent
+/// directory's inode (then the recorded name inside it is checked first); or, for the cross-volume
+/// heuristic, an entry with the recorded name whose size and modification time match.
 struct SearchGoal {
     var recorded: Recorded
     var name: [UInt8]
@@ -15,6 +15,42 @@ struct SearchGoal {
         var size: UInt64?
         var modificationTime: Double
     }
+
+    /// Whether a directory entry deserves a closer look (cheap: no system call).
+    func isInteresting(_ entry: DirectoryEntry) -> Bool {
+        if fingerprint != nil { return entry.name == name }
+        return entry.inode == recorded.inode || (entry.inode == recorded.parentInode && entry.kind != .regular)
+    }
+
+    /// Confirms an interesting entry: the object itself (identity), the recorded parent with the
+    /// name inside, or (heuristic) name, kind, size and modification time.
+    func confirm(_ entry: DirectoryEntry, in directory: OwnedDescriptor, at directoryPath: [UInt8], on volume: Volume)
+        -> Found?
+    {
+        let entryPath = childPath(directoryPath, entry.name)
+        func identify(_ name: [UInt8], in parent: OwnedDescriptor) -> FileID? {
+            guard let object = try? OwnedDescriptor.open(
+                FilePath(bytes: name), relativeTo: parent, options: [.pathOnly, .noFollow])
+            else { return nil }
+            return try? FileID.identify(object, on: volume)
+        }
+        if let fingerprint {
+            guard let id = identify(entry.name, in: directory), (id.kind == .directory) == recorded.isDirectory,
+                fingerprint.size.map({ $0 == id.size }) ?? true,
+                abs(id.modificationTime.timeIntervalSince1970 - fingerprint.modificationTime) < 0.001
+            else { return nil }
+            return Found(path: entryPath, id: id, matchedBy: .heuristic)
+        }
+        if entry.inode == recorded.inode, let id = identify(entry.name, in: directory), recorded.matches(id) {
+            return Found(path: entryPath, id: id, matchedBy: .search)
+        }
+        if entry.inode == recorded.parentInode, let parent = try? directory.openChildDirectory(entry.name, sameMount: true),
+            let id = identify(name, in: parent), recorded.matches(id)
+        {
+            return Found(path: childPath(entryPath, name), id: id, matchedBy: .parent)
+        }
+        return nil
+    }
 }
 
 /// A found object.
@@ -24,138 +60,44 @@ struct Found {
     var matchedBy: MatchKind
 }
 
-/// Walks one volume outward from a starting directory: the start's subtree, then the parent's
-/// other entries, and so on up to the mount point. Reads directories with `getdents64` (no `stat`
-/// per entry), never follows symlinks, never leaves the mount, skips unreadable directories,
-/// and stops on budget or cancellation.
+/// Searches one volume outward from a starting directory: the start's subtree, then the parent's
+/// other entries, and so on up to the mount point.
 struct OutwardSearch {
     let volume: Volume
     let goal: SearchGoal
-    let budget: SearchBudget
-    let cancellation: CancellationFlag?
-    private(set) var entries = 0
-    private let deadline: ContinuousClock.Instant
+    var walker: VolumeWalker
+    var entries: Int { walker.entries }
 
     init(volume: Volume, goal: SearchGoal, budget: SearchBudget, cancellation: CancellationFlag?) {
         self.volume = volume
         self.goal = goal
-        self.budget = budget
-        self.cancellation = cancellation
-        let now = ContinuousClock.now
-        deadline = now.advanced(by: min(budget.time, .seconds(86_400 * 365)))
-    }
-
-    enum Stop: Error {
-        case exhausted
-        case cancelled
+        walker = VolumeWalker(budget: budget, cancellation: cancellation)
     }
 
     /// Searches outward from `start` (an absolute path on the volume).
-    mutating func run(from start: [UInt8]) throws(Stop) -> Found? {
+    mutating func run(from start: [UInt8]) throws(VolumeWalker.Stop) -> Found? {
         var current = start
         var skip: UInt64?
         while true {
             if let directory = try? OwnedDescriptor.open(
                 FilePath(bytes: current), options: [.readOnly, .directory, .nonBlocking])
             {
-                if let found = try walk(directory, path: current, skipping: skip) { return found }
+                var found: Found?
+                let goal = self.goal
+                let volume = self.volume
+                _ = try walker.walk(
+                    directory, path: current, skipping: skip, interesting: goal.isInteresting,
+                    examine: { entry, parent, path in
+                        found = goal.confirm(entry, in: parent, at: path, on: volume)
+                        return found != nil
+                    })
+                if let found { return found }
                 skip = (try? directory.status())?.inode
             }
             if current == volume.mountPoint || current.count <= 1 { return nil }
             current = parentPath(current)
             if current.count < volume.mountPoint.count { return nil }
         }
-    }
-
-    private struct Pending {
-        var parent: OwnedDescriptor
-        var name: [UInt8]
-        var path: [UInt8]
-    }
-
-    /// Depth-first walk of `root`'s subtree, excluding the child directory with inode `skip`.
-    private mutating func walk(_ root: OwnedDescriptor, path: [UInt8], skipping skip: UInt64?) throws(Stop) -> Found? {
-        var stack: [(OwnedDescriptor, [UInt8])] = [(root, path)]
-        var pending: [Pending] = []
-        while true {
-            let directory: OwnedDescriptor
-            let directoryPath: [UInt8]
-            if let next = stack.popLast() {
-                (directory, directoryPath) = next
-            } else if let next = pending.popLast() {
-                guard let opened = try? next.parent.openChildDirectory(next.name, sameMount: true) else { continue }
-                (directory, directoryPath) = (opened, next.path)
-            } else {
-                return nil
-            }
-            var hits: [DirectoryEntry] = []
-            var children: [DirectoryEntry] = []
-            var stop: Stop?
-            let inode = goal.fingerprint == nil ? goal.recorded.inode : nil
-            let parentInode = goal.fingerprint == nil ? goal.recorded.parentInode : nil
-            let wantedName = goal.fingerprint == nil ? nil : goal.name
-            let isRoot = directoryPath == path
-            var seen = entries
-            try? directory.forEachDirectoryEntry { entry in
-                seen += 1
-                if entry.inode == inode || (entry.inode == parentInode && entry.kind != .regular)
-                    || entry.name == wantedName
-                {
-                    hits.append(entry)
-                }
-                if entry.kind == .directory || entry.kind == .unknown {
-                    if !(isRoot && entry.inode == skip) { children.append(entry) }
-                }
-                if seen & 1023 == 0 {
-                    if seen >= budget.entries || ContinuousClock.now >= deadline { stop = .exhausted }
-                    if cancellation?.isCancelled == true || Task.isCancelled { stop = .cancelled }
-                }
-                return stop == nil
-            }
-            entries = seen
-            if let stop { throw stop }
-            if entries >= budget.entries { throw .exhausted }
-            for hit in hits {
-                if let found = verify(hit, in: directory, at: directoryPath) { return found }
-            }
-            let base = directoryPath == [UInt8(ascii: "/")] ? [] : directoryPath
-            for child in children.reversed() {
-                pending.append(Pending(parent: directory, name: child.name, path: base + [UInt8(ascii: "/")] + child.name))
-            }
-        }
-    }
-
-    /// Confirms a d_ino hit: the object itself (identity), or the recorded parent with the name inside.
-    private func verify(_ entry: DirectoryEntry, in directory: OwnedDescriptor, at directoryPath: [UInt8]) -> Found? {
-        let base = directoryPath == [UInt8(ascii: "/")] ? [] : directoryPath
-        let entryPath = base + [UInt8(ascii: "/")] + entry.name
-        if let fingerprint = goal.fingerprint {
-            guard entry.name == goal.name,
-                let object = try? OwnedDescriptor.open(
-                    FilePath(bytes: entry.name), relativeTo: directory, options: [.pathOnly, .noFollow]),
-                let id = try? FileID.identify(object, on: volume),
-                (id.kind == .directory) == goal.recorded.isDirectory,
-                fingerprint.size.map({ $0 == id.size }) ?? true,
-                abs(id.modificationTime.timeIntervalSince1970 - fingerprint.modificationTime) < 0.001
-            else { return nil }
-            return Found(path: entryPath, id: id, matchedBy: .heuristic)
-        }
-        if entry.inode == goal.recorded.inode,
-            let object = try? OwnedDescriptor.open(
-                FilePath(bytes: entry.name), relativeTo: directory, options: [.pathOnly, .noFollow]),
-            let id = try? FileID.identify(object, on: volume), goal.recorded.matches(id)
-        {
-            return Found(path: entryPath, id: id, matchedBy: .search)
-        }
-        if entry.inode == goal.recorded.parentInode,
-            let parent = try? directory.openChildDirectory(entry.name, sameMount: true),
-            let object = try? OwnedDescriptor.open(
-                FilePath(bytes: goal.name), relativeTo: parent, options: [.pathOnly, .noFollow]),
-            let id = try? FileID.identify(object, on: volume), goal.recorded.matches(id)
-        {
-            return Found(path: entryPath + [UInt8(ascii: "/")] + goal.name, id: id, matchedBy: .parent)
-        }
-        return nil
     }
 }
 

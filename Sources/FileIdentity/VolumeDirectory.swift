@@ -62,7 +62,11 @@ public final class VolumeDirectory: Sendable {
 
     /// Whether a block device with this UUID is attached (libblkid), when no mount matched.
     static func attachedDevice(uuid: String) -> VolumeLocation {
-        guard let device = BlockDeviceProbe.device(forUUID: uuid) else { return .notMounted }
+        // libblkid compares tags byte for byte; bookmarks store UUIDs upper-case (as Apple does).
+        let spellings = [uuid, uuid.lowercased(), uuid.uppercased()]
+        guard let device = spellings.lazy.compactMap({ BlockDeviceProbe.device(forUUID: $0) }).first else {
+            return .notMounted
+        }
         switch BlockDeviceProbe.probe(device: device) {
         case .success(let info):
             guard let found = info.uuid, normalizedIdentifier(found) == normalizedIdentifier(uuid) else {
