@@ -107,7 +107,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BookmarkCLITests",
-            dependencies: ["bookmark", "VolumeFixtures"]
+            dependencies: ["bookmark", "VolumeFixtures", "BookmarkFormat"]
         ),
     ],
     swiftLanguageModes: [.v6]
