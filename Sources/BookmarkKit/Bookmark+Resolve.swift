@@ -197,8 +197,12 @@ struct Resolver {
         } catch {
             return error.code == .stale ? .deleted : .unavailable
         }
-        guard let path = try? opened.currentPath(), let id = try? FileID.identify(opened, on: volume),
-            recorded.matches(id)
+        guard let id = try? FileID.identify(opened, on: volume), recorded.matches(id) else { return .unavailable }
+        // A file opened by handle after its dentry left the cache (after a remount, say) is
+        // "disconnected": /proc/self/fd then shows "/" instead of its path. Trust the path only when
+        // the object really is there; otherwise the file exists, and the search will find its path.
+        guard let path = try? opened.currentPath(), let (there, same) = inspect(pathBytes(path)), same,
+            there.id == id
         else { return .unavailable }
         return .found(Found(path: pathBytes(path), id: id, matchedBy: .handle))
     }
