@@ -1,4 +1,6 @@
 import Foundation
+import SecureFiles
+import SystemPackage
 
 /// Mounting through UDisks2 (`udisksctl`), only when the caller opts in.
 enum UDisks {
@@ -7,7 +9,12 @@ enum UDisks {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for directory in path.split(separator: ":") {
             let candidate = "\(directory)/udisksctl"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            // statx through the seam, not access(2) behind Foundation's back.
+            if let status = try? FileStatus(path: FilePath(candidate)), status.kind == .regular,
+                status.permissions & 0o111 != 0
+            {
+                return candidate
+            }
         }
         return nil
     }
