@@ -15,6 +15,9 @@ struct BookmarkCommand: ParsableCommand {
             Resolve.self,
             Values.self,
             Inspect.self,
+            Alias.self,
+            RefreshFiles.self,
+            Ref.self,
         ]
     )
 }

@@ -21,16 +21,31 @@ extension BookmarkCommand {
         @Flag(help: "A minimal bookmark: no per-component IDs, resource values, user or capacity.")
         var minimal = false
 
+        @Option(name: .customLong("sign"), help: "Sign with this key file (created with mode 0600 when missing).")
+        var keyFile: String?
+
+        @Flag(name: .customLong("read-only"), help: "With --sign: record a read-only scope.")
+        var readOnly = false
+
         @Argument(help: "The file or directory.")
         var path: String
 
+        func validate() throws {
+            if readOnly && keyFile == nil { throw ValidationError("--read-only needs --sign") }
+        }
+
         func run() throws {
-            let bookmark: Bookmark
+            var bookmark: Bookmark
             let data: [UInt8]
+            let signing = try keyFile.map(Signing.loadOrCreateKey)
             do {
+                var options: BookmarkCreationOptions = minimal ? [.minimalBookmark] : []
+                if signing != nil { options.insert(.withSecurityScope) }
+                if readOnly { options.insert(.securityScopeAllowOnlyReadAccess) }
                 bookmark = try Bookmark.create(
-                    for: FilePath(path), options: minimal ? [.minimalBookmark] : [],
+                    for: FilePath(path), options: options,
                     relativeTo: relativeTo.map { FilePath($0) })
+                if let signing { bookmark = try signing.key.sign(bookmark) }
                 data = try bookmark.data()
             } catch {
                 throw Output.fail(error, path: path).exitCode
@@ -47,7 +62,8 @@ extension BookmarkCommand {
             if global.json {
                 try Output.json(MakeJSON(
                     path: bookmark.path.map(escapedPath) ?? path, size: data.count, output: output,
-                    base64: output == nil ? base64 : nil, volumeUUID: bookmark.record.volume.uuid))
+                    base64: output == nil ? base64 : nil, volumeUUID: bookmark.record.volume.uuid,
+                    signed: signing != nil, keyCreated: signing?.created, readOnly: signing != nil ? readOnly : nil))
             } else if output == nil {
                 Output.line(base64)
             }
@@ -61,4 +77,7 @@ struct MakeJSON: Encodable {
     var output: String?
     var base64: String?
     var volumeUUID: String?
+    var signed: Bool
+    var keyCreated: Bool?
+    var readOnly: Bool?
 }

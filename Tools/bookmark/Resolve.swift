@@ -38,20 +38,34 @@ extension BookmarkCommand {
         @Option(name: .customLong("relative-to"), help: "The directory a relative bookmark is resolved against.")
         var relativeTo: String?
 
+        @Option(name: .customLong("verify"), help: "Require data signed with this key file (exit 6 otherwise).")
+        var keyFile: String?
+
+        @Option(name: .customLong("within"), help: "With --verify: the result must lie beneath this directory (repeatable).")
+        var within: [String] = []
+
         @Argument(help: "The bookmark: a file, or - for standard input.")
         var source: String
 
         func validate() throws {
             if let budgetMilliseconds, budgetMilliseconds < 0 { throw ValidationError("--budget-ms must be 0 or more") }
             if refresh && source == "-" { throw ValidationError("--refresh needs a SOURCE file, not -") }
+            if !within.isEmpty && keyFile == nil { throw ValidationError("--within needs --verify") }
+            if refresh && keyFile != nil { throw ValidationError("--refresh cannot re-sign; use `bookmark refresh --sign KEYFILE`") }
         }
 
         func run() throws {
-            let (decoded, _) = try SourceInput.decode(source)
+            let (decoded, raw) = try SourceInput.decode(source)
             let bookmark = Bookmark(record: decoded.record)
             var options = ResolutionOptions(search: !noSearch, crossVolumeHeuristic: crossVolume)
             if let budgetMilliseconds { options.budget.time = .milliseconds(budgetMilliseconds) }
             options.relativeTo = relativeTo.map { FilePath($0) }
+            if let keyFile {
+                try Signing.resolveVerified(
+                    raw: raw, decoded: decoded, keyFile: keyFile, within: within, source: source, json: global.json,
+                    options: options, strict: strict)
+                return
+            }
             let resolution: Resolution
             do {
                 resolution = try bookmark.resolve(options)
