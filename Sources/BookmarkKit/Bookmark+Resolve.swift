@@ -119,7 +119,7 @@ struct Resolver {
             notes.append("the volume has no persistent identity (tmpfs or unknown): resolved by path only")
             return nil
         }
-        switch directory.locate(uuid: uuid) {
+        switch directory.locate(uuid: uuid, hint: recorded.volumePath) {
         case .mounted(let volume): return volume
         case .attachedNotMounted(let device, let verified):
             if options.allowMounting {

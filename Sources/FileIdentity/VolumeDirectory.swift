@@ -51,8 +51,16 @@ public final class VolumeDirectory: Sendable {
     ///
     /// Mounts of the whole file system (`root == "/"`) are preferred over bind and subvolume mounts;
     /// among those, the first in mount order. Network mounts are not opened unless allowed.
-    public func locate(uuid: String) -> VolumeLocation {
-        let ordered = table.volumes.filter(\.isWholeFileSystem) + table.volumes.filter { !$0.isWholeFileSystem }
+    ///
+    /// - Parameters:
+    ///   - uuid: The UUID or fsid string.
+    ///   - hint: Where the volume was mounted last (a bookmark's volume path): mounts there are
+    ///     identified first, so the common case costs one volume identification, not one per mount.
+    public func locate(uuid: String, hint: [UInt8]? = nil) -> VolumeLocation {
+        var ordered = table.volumes.filter(\.isWholeFileSystem) + table.volumes.filter { !$0.isWholeFileSystem }
+        if let hint {
+            ordered = ordered.filter { $0.mountPoint == hint } + ordered.filter { $0.mountPoint != hint }
+        }
         for entry in ordered where entry.category != .pseudo {
             let volume = volume(of: entry)
             if volume.isPersistent, volume.matches(uuid: uuid) { return .mounted(volume) }
