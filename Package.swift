@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "FileIdentity", targets: ["FileIdentity"]),
         .library(name: "BookmarkFormat", targets: ["BookmarkFormat"]),
         .library(name: "BookmarkKit", targets: ["BookmarkKit"]),
+        .library(name: "BookmarkFoundation", targets: ["BookmarkFoundation"]),
         .executable(name: "bookmark", targets: ["bookmark"]),
     ],
     dependencies: [
@@ -56,6 +57,16 @@ let package = Package(
                 "SecureFiles",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
+        // Apple's URL bookmark API on Linux (everything inside is `#if os(Linux)`).
+        .target(
+            name: "BookmarkFoundation",
+            dependencies: [
+                "BookmarkKit",
+                "BookmarkFormat",
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
 
@@ -110,6 +121,10 @@ let package = Package(
         .testTarget(
             name: "BookmarkCLITests",
             dependencies: ["bookmark", "VolumeFixtures", "BookmarkFormat"]
+        ),
+        .testTarget(
+            name: "BookmarkFoundationTests",
+            dependencies: ["BookmarkFoundation", "BookmarkKit", "VolumeFixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]
