@@ -53,6 +53,11 @@ struct SignedBookmarkTests {
             #expect(SigningKey.defaultLocation(applicationID: "com.example.app")
                 == FilePath(tree.path("xdg/com.example.app/bookmark-signing.key")))
             #expect(SigningKey.defaultLocation(applicationID: "../evil") == nil)
+            let appKey = try SigningKey.forApplication("com.example.app")
+            #expect(appKey.path == FilePath(tree.path("xdg/com.example.app/bookmark-signing.key")))
+            #expect(try FileStatus(path: FilePath(tree.path("xdg/com.example.app/bookmark-signing.key"))).permissions == 0o600)
+            #expect(Self.refusal { _ = try SigningKey.forApplication("a/b") } == .keyRejected)
+            unsetenv("XDG_DATA_HOME")
         }
     }
 
