@@ -53,10 +53,9 @@ extension BookmarkCommand {
             let base64 = Data(data).base64EncodedString()
             if let output {
                 do {
-                    try Data(data).write(to: URL(fileURLWithPath: output), options: .atomic)
+                    try Bookmark.writeAtomically(data, to: FilePath(output))
                 } catch {
-                    Output.error("\(output): cannot write: \(error.localizedDescription)")
-                    throw ExitStatus.failure.exitCode
+                    throw Output.fail(error, path: output).exitCode
                 }
             }
             if global.json {

@@ -67,16 +67,20 @@ extension BookmarkCommand {
                 return
             }
             let resolution: Resolution
+            var refreshed = false
             do {
-                resolution = try bookmark.resolve(options)
+                if refresh {
+                    // Resolves, and when stale rewrites SOURCE atomically in its own container with
+                    // unknown keys (and an alias file's Finder info) kept.
+                    let outcome = try Bookmark.refreshFile(at: FilePath(source), options: options)
+                    resolution = outcome.resolution
+                    refreshed = outcome.rewritten
+                } else {
+                    resolution = try bookmark.resolve(options)
+                }
             } catch {
                 if global.json { try? Output.json(ResolveFailureJSON(error)) }
                 throw Output.fail(error, path: source).exitCode
-            }
-            var refreshed = false
-            if refresh && resolution.isStale {
-                try Refresh.rewrite(source: source, decoded: decoded, resolution: resolution)
-                refreshed = true
             }
             if global.json {
                 try Output.json(ResolveJSON(resolution, refreshed: refreshed))
@@ -84,36 +88,6 @@ extension BookmarkCommand {
                 Output.line(escapedPath(pathBytes(resolution.path)))
             }
             if strict && resolution.isStale { throw ExitStatus.stale.exitCode }
-        }
-    }
-}
-
-/// Rewrites a stale bookmark file with fresh data for the resolved path, keeping every key of the
-/// old record that the fresh one does not have (unknown keys, caller's string keys), in the same
-/// container (raw, base64 or alias file), atomically.
-enum Refresh {
-    static func rewrite(source: String, decoded: BookmarkSource, resolution: Resolution) throws {
-        let fresh: Bookmark
-        do {
-            fresh = try Bookmark.create(
-                for: resolution.path, options: BookmarkCreationOptions(rawValue: decoded.record.creationOptions ?? 0))
-        } catch {
-            throw Output.fail(error, path: source).exitCode
-        }
-        var record = fresh.record
-        if let old = decoded.record.document.targetTOC {
-            for entry in old.entries where record[entry.key] == nil && entry.key != SignedBookmark.signatureKey {
-                record[entry.key] = entry.value
-            }
-        }
-        do {
-            var bytes = try record.encoded()
-            if decoded.container == .aliasFile { bytes = try AliasFile(bookmark: record.document).encoded() }
-            let data = decoded.wasBase64 ? Data((Data(bytes).base64EncodedString() + "\n").utf8) : Data(bytes)
-            try data.write(to: URL(fileURLWithPath: source), options: .atomic)
-        } catch {
-            Output.error("\(source): cannot refresh: \(error)")
-            throw ExitStatus.failure.exitCode
         }
     }
 }
