@@ -1,0 +1,52 @@
+import BookmarkKit
+import CBenchBaseline
+import SecureFiles
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `--profile NAME`: repeats one operation so that callgrind sees only it. Run as
+/// `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*profileLoop*' BookmarkBenchmarks --profile NAME`.
+extension Bench {
+    static let profileNames = ["unmoved", "create", "moved", "deleted", "codec", "open"]
+
+    mutating func profile(_ name: String, iterations: Int) throws {
+        let (project, file) = try deepProjectFile()
+        let path = full(file)
+        let bookmark = try Bookmark.create(for: FilePath(path), volumes: volumes)
+        let volumes = volumes
+        let this = self
+        let operation: () throws -> Void
+        switch name {
+        case "unmoved":
+            operation = { _ = try bookmark.resolve(ResolutionOptions(), volumes: volumes) }
+        case "create":
+            operation = { _ = try Bookmark.create(for: FilePath(path), volumes: volumes) }
+        case "moved":
+            try move(file, to: project + "/docs/moved-profile")
+            operation = { _ = try bookmark.resolve(ResolutionOptions(useHandles: false), volumes: volumes) }
+        case "deleted":
+            _ = unlink(path)
+            operation = { try this.expectNotFound(bookmark, ResolutionOptions(budget: .unlimited, useHandles: false)) }
+        case "codec":
+            let bytes = try bookmark.data()
+            operation = { _ = try Bookmark(data: bytes).data() }
+        case "open":
+            let root = try OwnedDescriptor.open(FilePath(this.workload.root), options: [.directory])
+            operation = { try OwnedDescriptor.open(FilePath(file), relativeTo: root).close() }
+        default:
+            throw BenchError("unknown profile \(name); one of \(Self.profileNames.joined(separator: ", "))")
+        }
+        try operation()  // warm up outside the collected region
+        try profileLoop(iterations, operation)
+        print("profiled \(name): \(iterations) iterations")
+    }
+}
+
+/// The region callgrind collects (`--toggle-collect='*profileLoop*'`).
+@inline(never)
+func profileLoop(_ iterations: Int, _ operation: () throws -> Void) throws {
+    for _ in 0..<iterations { try operation() }
+}

@@ -1,0 +1,28 @@
+/*
+ * CBenchBaseline: the kernel floor the benchmarks compare against. Each function is one or two
+ * bare syscalls with no policy, so a baseline measures the kernel and nothing of ours.
+ */
+#ifndef CBENCHBASELINE_H
+#define CBENCHBASELINE_H
+
+#include <stdint.h>
+
+/** statx(AT_FDCWD, path, 0, STATX_BASIC_STATS); returns 0 or -errno; the inode in *inode. */
+int cbb_statx(const char *path, uint64_t *inode);
+
+/** statx of path, then name_to_handle_at of path (128-byte handle buffer); 0 or -errno. */
+int cbb_statx_handle(const char *path);
+
+/** openat(dirfd, path, O_RDONLY | O_CLOEXEC) then close; 0 or -errno. */
+int cbb_openat_close(int dirfd, const char *path);
+
+/** open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC); the descriptor or -errno. */
+int cbb_open_directory(const char *path);
+
+/** close(fd). */
+void cbb_close(int fd);
+
+/** Makes stdout line-buffered, so progress shows when it goes to a file. */
+void cbb_line_buffered_stdout(void);
+
+#endif
