@@ -275,10 +275,12 @@ struct Resolver {
 
     func finish(_ found: Found, volume: Volume) -> Resolution {
         var changes = Set<Change>()
-        if found.path != recorded.path { changes.insert(.path) }
-        let name = splitComponents(found.path).last ?? []
-        if name != (recorded.components.last ?? []) { changes.insert(.name) }
-        if parentPath(found.path) != parentPath(recorded.path) { changes.insert(.parent) }
+        if found.path != recorded.path {
+            changes.insert(.path)
+            let name = splitComponents(found.path).last ?? []
+            if name != (recorded.components.last ?? []) { changes.insert(.name) }
+            if parentPath(found.path) != parentPath(recorded.path) { changes.insert(.parent) }
+        }
         if found.matchedBy == .replacedAtPath { changes.insert(.fileIdentity) }
         if let recordedPoint = recorded.volumePath, recordedPoint != volume.mountPoint { changes.insert(.volumeMountPoint) }
         if let recordedName = recorded.volumeName, recordedName != currentVolumeName(volume) { changes.insert(.volumeName) }

@@ -103,8 +103,15 @@ struct OutwardSearch {
 
 /// The parent of an absolute path (`/` for `/x`).
 func parentPath(_ path: [UInt8]) -> [UInt8] {
+    let slash = UInt8(ascii: "/")
+    // Fast path for the normal form (no "//", no trailing "/"): cut at the last slash.
+    if path.count > 1, path.last != slash, let cut = path.lastIndex(of: slash),
+        !path.indices.dropFirst().contains(where: { path[$0] == slash && path[$0 - 1] == slash })
+    {
+        return cut == 0 ? [slash] : Array(path[..<cut])
+    }
     var components = splitComponents(path)
-    guard !components.isEmpty else { return [UInt8(ascii: "/")] }
+    guard !components.isEmpty else { return [slash] }
     components.removeLast()
     return joinComponents(components)
 }

@@ -67,6 +67,11 @@ public struct Resolution: Sendable {
 /// Whether a path lies inside a freedesktop.org Trash (`…/Trash/files/…`, `.Trash-UID/files/…`,
 /// `.Trash/UID/files/…`).
 public func isTrashPath(_ bytes: [UInt8]) -> Bool {
+    // Cheap rejection: every Trash form contains "Trash".
+    let trash = Array("Trash".utf8)
+    guard bytes.count >= trash.count,
+        bytes.indices.dropLast(trash.count - 1).contains(where: { bytes[$0..<($0 + trash.count)].elementsEqual(trash) })
+    else { return false }
     let components = bytes.split(separator: UInt8(ascii: "/")).map { Array($0) }
     guard components.count >= 2 else { return false }
     for index in 0..<(components.count - 1) where components[index + 1] == Array("files".utf8) {

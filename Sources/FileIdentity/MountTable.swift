@@ -55,21 +55,29 @@ public enum FileSystemCategory: String, Sendable, Hashable, Codable {
     /// because touching it would trigger a mount.
     case pseudo
 
+    /// Kernel pseudo file systems (built once: `init(fsType:)` runs for every mount entry).
+    private static let pseudoTypes: Set<String> = [
+        "proc", "sysfs", "cgroup", "cgroup2", "devpts", "mqueue", "debugfs", "tracefs", "securityfs", "pstore",
+        "bpf", "configfs", "fusectl", "binfmt_misc", "autofs", "hugetlbfs", "devtmpfs", "efivarfs", "nsfs",
+        "rpc_pipefs", "selinuxfs", "nfsd",
+    ]
+    /// Network and remote file systems.
+    private static let networkTypes: Set<String> = [
+        "nfs", "nfs4", "cifs", "smb3", "smbfs", "ceph", "9p", "afs", "glusterfs", "fuse.sshfs", "fuse.rclone",
+        "fuse.s3fs", "fuse.glusterfs", "lustre", "davfs", "fuse.davfs2", "ncpfs", "coda", "gfs2", "ocfs2",
+    ]
+
     /// The category of a mountinfo file system type.
     public init(fsType: String) {
-        let pseudo: Set<String> = [
-            "proc", "sysfs", "cgroup", "cgroup2", "devpts", "mqueue", "debugfs", "tracefs", "securityfs", "pstore",
-            "bpf", "configfs", "fusectl", "binfmt_misc", "autofs", "hugetlbfs", "devtmpfs", "efivarfs", "nsfs",
-            "rpc_pipefs", "selinuxfs", "overlay_pseudo", "nfsd", "ramfs_pseudo",
-        ]
-        let network: Set<String> = [
-            "nfs", "nfs4", "cifs", "smb3", "smbfs", "ceph", "9p", "afs", "glusterfs", "fuse.sshfs", "fuse.rclone",
-            "fuse.s3fs", "fuse.glusterfs", "lustre", "davfs", "fuse.davfs2", "ncpfs", "coda", "gfs2", "ocfs2",
-        ]
-        if pseudo.contains(fsType) { self = .pseudo }
-        else if network.contains(fsType) { self = .network }
-        else if fsType == "tmpfs" || fsType == "ramfs" { self = .memory }
-        else { self = .local }
+        if Self.pseudoTypes.contains(fsType) {
+            self = .pseudo
+        } else if Self.networkTypes.contains(fsType) {
+            self = .network
+        } else if fsType == "tmpfs" || fsType == "ramfs" {
+            self = .memory
+        } else {
+            self = .local
+        }
     }
 }
 

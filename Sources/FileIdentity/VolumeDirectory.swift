@@ -19,6 +19,8 @@ public final class VolumeDirectory: Sendable {
     /// The mount table this directory was built from.
     public let table: MountTable
     private let cache = Mutex<[Int32: Volume]>([:])
+    /// UUIDs already located, so a batch of bookmarks on one volume looks it up once.
+    private let located = Mutex<[String: Volume]>([:])
     private let touchNetwork: Bool
 
     /// Reads `/proc/self/mountinfo`.
@@ -57,13 +59,18 @@ public final class VolumeDirectory: Sendable {
     ///   - hint: Where the volume was mounted last (a bookmark's volume path): mounts there are
     ///     identified first, so the common case costs one volume identification, not one per mount.
     public func locate(uuid: String, hint: [UInt8]? = nil) -> VolumeLocation {
+        let key = normalizedIdentifier(uuid)
+        if let known = located.withLock({ $0[key] }) { return .mounted(known) }
         var ordered = table.volumes.filter(\.isWholeFileSystem) + table.volumes.filter { !$0.isWholeFileSystem }
         if let hint {
             ordered = ordered.filter { $0.mountPoint == hint } + ordered.filter { $0.mountPoint != hint }
         }
         for entry in ordered where entry.category != .pseudo {
             let volume = volume(of: entry)
-            if volume.isPersistent, volume.matches(uuid: uuid) { return .mounted(volume) }
+            if volume.isPersistent, volume.matches(uuid: uuid) {
+                located.withLock { $0[key] = volume }
+                return .mounted(volume)
+            }
         }
         return Self.attachedDevice(uuid: uuid)
     }
