@@ -38,7 +38,7 @@ extension Directory {
         try scoped { () throws(FileSystemError) -> OwnedDescriptor in
             let chosen = policy ?? self.policy
             Audit.intent("Directory.open", path, ["policy": chosen.description, "flags": String(options.rawValue, radix: 8)])
-            if options.rawValue & (O_CREAT | LinuxFlags.tmpfile) != 0 {
+            if options.rawValue & O_CREAT != 0 || options.rawValue & LinuxFlags.tmpfile == LinuxFlags.tmpfile {
                 throw FileSystemError(syscall: "openat2", errno: .invalidArgument, path: FilePath(bytes: path))
             }
             return try resolve(path, flags: options.rawValue, policy: chosen)
