@@ -45,12 +45,13 @@ extension AuditLog {
         }
     }
 
-    /// Opens and `statx` calls that could have followed a symlink in their last component
-    /// (no `O_NOFOLLOW`/`AT_SYMLINK_NOFOLLOW`, no `O_CREAT|O_EXCL`, no `RESOLVE_NO_SYMLINKS`),
-    /// ignoring `""`, `.` and `..`, which are never symlinks.
+    /// Unconfined `openat`, `statx` and `name_to_handle_at` calls that could have followed a
+    /// symlink in their last component (no `O_NOFOLLOW`/`AT_SYMLINK_NOFOLLOW`, no
+    /// `O_CREAT|O_EXCL`), ignoring `""`, `.` and `..`, which are never symlinks. `openat2` is
+    /// confined by the kernel and listed by ``kernelResolutionsAllowingSymlinks`` instead.
     public var effectsThatMayFollowSymlinks: [AuditEffect] {
         effects.filter { effect in
-            guard ["openat", "openat2", "statx", "name_to_handle_at"].contains(effect.call.name),
+            guard ["openat", "statx", "name_to_handle_at"].contains(effect.call.name),
                 let path = effect.call.path, !path.isEmpty, path != [0x2E], path != [0x2E, 0x2E],
                 effect.call.flags.map({ $0 & 0x1000 == 0 }) ?? true  // AT_EMPTY_PATH targets the descriptor
             else { return false }

@@ -29,8 +29,15 @@ extension Directory {
     public func createFile(
         _ path: FilePath, permissions: FilePermissions = [.ownerReadWrite], readable: Bool = false
     ) throws(FileSystemError) -> OwnedDescriptor {
+        try createFile(bytes: pathBytes(path), permissions: permissions, readable: readable)
+    }
+
+    /// ``createFile(_:permissions:readable:)`` for a path given as raw bytes (a `FilePath` drops a
+    /// trailing `/`; bytes keep it, so `x/` is refused as the kernel would).
+    public func createFile(
+        bytes: [UInt8], permissions: FilePermissions = [.ownerReadWrite], readable: Bool = false
+    ) throws(FileSystemError) -> OwnedDescriptor {
         try scoped { () throws(FileSystemError) -> OwnedDescriptor in
-            let bytes = pathBytes(path)
             Audit.intent("Directory.createFile", bytes, ["mode": octal(permissions.rawValue)])
             try checkMode(permissions.rawValue, allowed: 0o777, path: bytes)
             let (parent, name) = try splitForCreation(bytes)

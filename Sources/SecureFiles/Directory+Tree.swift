@@ -46,11 +46,12 @@ extension Directory {
             var current = Directory(
                 descriptor: base, policy: policy, auditLog: auditLog, backend: backend, caseFolding: caseFolding,
                 kernelResolverFailed: kernelResolverFailed.withLock { $0 })
+            if components[existing...].contains([0x2E, 0x2E]) {
+                // `..` in the part that does not exist yet: refused before anything is created.
+                throw FileSystemError(syscall: "mkdirat", errno: .noSuchFileOrDirectory, path: path)
+            }
             for name in components[existing...] {
                 if name == [0x2E] { continue }
-                if name == [0x2E, 0x2E] {
-                    throw FileSystemError(syscall: "mkdirat", errno: .noSuchFileOrDirectory, path: path)
-                }
                 try refuseCaseCollision(name, in: current.descriptor, path: bytes)
                 current = try current.makeDirectory(
                     name, in: current.descriptor, permissions: permissions.rawValue, path: bytes, tolerateExisting: true)
@@ -70,8 +71,12 @@ extension Directory {
     /// - Throws: ``FileSystemError``; ``SecurityViolation/invalidName(_:)`` for `.`, `..`, `x/.`,
     ///   a trailing `/` or the root itself.
     public func removeAll(_ path: FilePath) throws(FileSystemError) {
+        try removeAll(bytes: pathBytes(path))
+    }
+
+    /// ``removeAll(_:)`` for a path given as raw bytes (keeps a trailing `/`, which is refused).
+    public func removeAll(bytes: [UInt8]) throws(FileSystemError) {
         try scoped { () throws(FileSystemError) in
-            let bytes = pathBytes(path)
             Audit.intent("Directory.removeAll", bytes)
             let parent: OwnedDescriptor
             let name: [UInt8]

@@ -85,6 +85,7 @@ enum TreeFixture {
     }
 
     static func makeFile(_ root: String, _ relative: [UInt8], contents: [UInt8], mode: mode_t = 0o644) throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         try makeParents(root, relative)
         let fd = open(cPath(root, relative), O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, mode)
         guard fd >= 0 else { return try check(-1, "create") }
