@@ -143,6 +143,18 @@ public enum SyscallSeam {
     /// ```
     @TaskLocal public static var observer: (any SyscallObserver)?
 
+    /// Records the start of a library-level operation (the "intent" level of ``AuditLog``) with
+    /// the current task's observer. Libraries built on this layer (FileIdentity, BookmarkKit) call
+    /// it at their entry points so their system calls can be read in context.
+    ///
+    /// - Parameters:
+    ///   - operation: The public call, such as `FileID.identify`.
+    ///   - path: The path it was given, if any.
+    ///   - details: Further parameters worth seeing in the log.
+    public static func recordIntent(_ operation: String, path: FilePath? = nil, details: [String: String] = [:]) {
+        observer?.recordIntent(AuditIntent(operation: operation, path: path.map(pathBytes) ?? [], details: details))
+    }
+
     /// Runs a call into a C library that touches the file system on our behalf (libblkid), so that
     /// it is recorded and can be failed by injection like a system call.
     ///
