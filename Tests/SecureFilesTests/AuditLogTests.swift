@@ -165,6 +165,35 @@ final class AuditLogTests {
         #expect(log.contains(syscall: "readlinkat"))
     }
 
+    @Test("the SECURITY.md example")
+    func documentationExample() throws {
+        let scratch = "/var/tmp/keys-test-\(getpid())"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        symlink("/etc/shadow", scratch + "/signing.key")
+
+        let log = AuditLog(faults: [.openat2Unavailable(.noFunction), .temporaryFileUnsupported])
+        let root = try Directory(opening: FilePath(scratch), auditLog: log)
+        log.clear()
+
+        let clash = try #require(throws: FileSystemError.self) {
+            try root.publish("signing.key", contents: Array("secret".utf8), permissions: [.ownerReadWrite])
+        }
+        #expect(clash.errno == .fileExists)
+        try root.publish("signing2.key", contents: [1, 2, 3], permissions: [.ownerReadWrite])
+
+        #expect(log.intents.map(\.operation) == ["Directory.publish", "Directory.publish"])
+        #expect(log.policyEvents.contains(.fellBack(errno: .noFunction)))
+        #expect(log.policyEvents.contains(.temporaryNameFallback(errno: .notSupported)))
+        #expect(log.pathBasedEffects().isEmpty)
+        #expect(log.effectsThatMayFollowSymlinks.isEmpty)
+        #expect(log.everyCreatedObject(hasPermissions: 0o600))
+        #expect(!log.contains(syscall: "umask"))
+        #expect(!log.transcript.isEmpty)
+        try log.jsonLines().write(toFile: scratch + ".audit.jsonl", atomically: false, encoding: .utf8)
+        try? FileManager.default.removeItem(atPath: scratch + ".audit.jsonl")
+    }
+
     @Test("any errno from any call surfaces as a typed error naming the call, errno and path")
     func anyErrno() throws {
         let cases: [(String, Errno)] = [("mkdirat", .noSpace), ("getdents64", .ioError), ("renameat2", .readOnlyFileSystem), ("statx", .accessDenied)]
