@@ -9,12 +9,15 @@ let package = Package(
         .library(name: "SecureFiles", targets: ["SecureFiles"]),
         .library(name: "FileIdentity", targets: ["FileIdentity"]),
         .library(name: "BookmarkFormat", targets: ["BookmarkFormat"]),
+        .library(name: "BookmarkKit", targets: ["BookmarkKit"]),
+        .library(name: "BookmarkFoundation", targets: ["BookmarkFoundation"]),
         .executable(name: "bookmark", targets: ["bookmark"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // MARK: C layer
@@ -46,6 +49,26 @@ let package = Package(
             ]
         ),
         .target(name: "BookmarkFormat"),
+        .target(
+            name: "BookmarkKit",
+            dependencies: [
+                "BookmarkFormat",
+                "FileIdentity",
+                "SecureFiles",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
+        // Apple's URL bookmark API on Linux (everything inside is `#if os(Linux)`).
+        .target(
+            name: "BookmarkFoundation",
+            dependencies: [
+                "BookmarkKit",
+                "BookmarkFormat",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
 
         // MARK: Tools
         .executableTarget(
@@ -53,6 +76,7 @@ let package = Package(
             dependencies: [
                 "FileIdentity",
                 "BookmarkFormat",
+                "BookmarkKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -86,6 +110,13 @@ let package = Package(
             dependencies: ["FileIdentity", "SecureFiles", "VolumeFixtures"]
         ),
         .testTarget(
+            name: "BookmarkKitTests",
+            dependencies: [
+                "BookmarkKit", "FileIdentity", "SecureFiles", "VolumeFixtures",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .testTarget(
             name: "BookmarkFormatTests",
             dependencies: [
                 "BookmarkFormat",
@@ -95,7 +126,11 @@ let package = Package(
         ),
         .testTarget(
             name: "BookmarkCLITests",
-            dependencies: ["bookmark", "VolumeFixtures"]
+            dependencies: ["bookmark", "VolumeFixtures", "BookmarkFormat"]
+        ),
+        .testTarget(
+            name: "BookmarkFoundationTests",
+            dependencies: ["BookmarkFoundation", "BookmarkKit", "VolumeFixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

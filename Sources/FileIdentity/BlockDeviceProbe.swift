@@ -119,4 +119,21 @@ public enum BlockDeviceProbe {
         }
         return found
     }
+
+    /// The attached block devices with data (`/proc/partitions`, size > 0), as `/dev/NAME` paths.
+    /// Unattached loop devices (size 0) are left out.
+    public static func attachedDevices() -> [FilePath] {
+        guard let file = try? OwnedDescriptor.open("/proc/partitions"), let bytes = try? file.readToEnd() else {
+            return []
+        }
+        var devices: [FilePath] = []
+        for line in bytes.split(separator: UInt8(ascii: "\n")).dropFirst() {
+            let fields = line.split(separator: UInt8(ascii: " ")).map { Array($0) }
+            guard fields.count == 4, let blocks = UInt64(String(decoding: fields[2], as: UTF8.self)), blocks > 0,
+                !fields[3].contains(UInt8(ascii: "/"))
+            else { continue }
+            devices.append(FilePath(bytes: Array("/dev/".utf8) + fields[3]))
+        }
+        return devices
+    }
 }

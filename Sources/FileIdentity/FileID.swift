@@ -96,16 +96,23 @@ extension FileID {
     /// The identity of an open object (any descriptor, including `O_PATH`).
     public static func identify(_ descriptor: OwnedDescriptor, volumes: VolumeDirectory? = nil) throws -> FileID {
         SyscallSeam.recordIntent("FileID.identify(descriptor)", path: descriptor.openedPath)
-        let status = try descriptor.status()
         let handle = try? descriptor.fileHandle()
         let reusableMountID = try handle?.mountID ?? descriptor.reusableMountID()
         let directory = try volumes ?? VolumeDirectory()
-        let volume: Volume
-        if let entry = directory.entry(mountID: reusableMountID) {
-            volume = directory.volume(of: entry)
-        } else {
+        guard let entry = directory.entry(mountID: reusableMountID) else {
             throw FileSystemError(syscall: "statx", errno: .noSuchFileOrDirectory, path: "/proc/self/mountinfo")
         }
+        return try identify(descriptor, on: directory.volume(of: entry), handle: handle)
+    }
+
+    /// The identity of an open object whose volume the caller already knows (a search walking one
+    /// volume): no mount-table lookup.
+    public static func identify(_ descriptor: OwnedDescriptor, on volume: Volume) throws -> FileID {
+        try identify(descriptor, on: volume, handle: try? descriptor.fileHandle())
+    }
+
+    static func identify(_ descriptor: OwnedDescriptor, on volume: Volume, handle: FileHandleData?) throws -> FileID {
+        let status = try descriptor.status()
         var generation = handle.flatMap { decodeGeneration(from: $0, inode: status.inode) }
         if generation == nil, status.kind == .regular || status.kind == .directory {
             generation = readGeneration(of: descriptor)

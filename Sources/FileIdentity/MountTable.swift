@@ -173,13 +173,3 @@ func unescapeOctal(_ field: [UInt8]) -> [UInt8] {
     }
     return out
 }
-
-extension FilePath {
-    /// A path from raw bytes (no NUL inside; a NUL truncates).
-    public init(bytes: [UInt8]) {
-        let chars = bytes.prefix { $0 != 0 }.map { CChar(bitPattern: $0) } + [0]
-        self = chars.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress.map { FilePath(platformString: $0) } ?? FilePath()
-        }
-    }
-}

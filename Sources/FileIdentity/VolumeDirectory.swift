@@ -51,8 +51,16 @@ public final class VolumeDirectory: Sendable {
     ///
     /// Mounts of the whole file system (`root == "/"`) are preferred over bind and subvolume mounts;
     /// among those, the first in mount order. Network mounts are not opened unless allowed.
-    public func locate(uuid: String) -> VolumeLocation {
-        let ordered = table.volumes.filter(\.isWholeFileSystem) + table.volumes.filter { !$0.isWholeFileSystem }
+    ///
+    /// - Parameters:
+    ///   - uuid: The UUID or fsid string.
+    ///   - hint: Where the volume was mounted last (a bookmark's volume path): mounts there are
+    ///     identified first, so the common case costs one volume identification, not one per mount.
+    public func locate(uuid: String, hint: [UInt8]? = nil) -> VolumeLocation {
+        var ordered = table.volumes.filter(\.isWholeFileSystem) + table.volumes.filter { !$0.isWholeFileSystem }
+        if let hint {
+            ordered = ordered.filter { $0.mountPoint == hint } + ordered.filter { $0.mountPoint != hint }
+        }
         for entry in ordered where entry.category != .pseudo {
             let volume = volume(of: entry)
             if volume.isPersistent, volume.matches(uuid: uuid) { return .mounted(volume) }
@@ -60,19 +68,33 @@ public final class VolumeDirectory: Sendable {
         return Self.attachedDevice(uuid: uuid)
     }
 
-    /// Whether a block device with this UUID is attached (libblkid), when no mount matched.
+    /// Whether a block device with this UUID is attached, when no mount matched.
+    ///
+    /// Every attached block device (`/proc/partitions`) that can be read is probed with libblkid; a
+    /// match is verified. Only when no device could be read (an unprivileged caller) is libblkid's
+    /// cache asked (`blkid_evaluate_tag`), and a match from it is reported unverified. The cache is
+    /// never trusted when the devices can be read: it can name a device that since changed.
     static func attachedDevice(uuid: String) -> VolumeLocation {
-        guard let device = BlockDeviceProbe.device(forUUID: uuid) else { return .notMounted }
-        switch BlockDeviceProbe.probe(device: device) {
-        case .success(let info):
-            guard let found = info.uuid, normalizedIdentifier(found) == normalizedIdentifier(uuid) else {
-                return .notMounted  // the cache was stale: the device now carries something else
+        let wanted = normalizedIdentifier(uuid)
+        var anyReadable = false
+        for device in BlockDeviceProbe.attachedDevices() {
+            switch BlockDeviceProbe.probe(device: device) {
+            case .success(let info):
+                anyReadable = true
+                if let found = info.uuid, normalizedIdentifier(found) == wanted {
+                    return .attachedNotMounted(device: device.string, verified: true)
+                }
+            case .failure:
+                continue
             }
-            return .attachedNotMounted(device: device.string, verified: true)
-        case .failure(let error):
-            if error.code == .permissionDenied { return .attachedNotMounted(device: device.string, verified: false) }
+        }
+        if anyReadable { return .notMounted }
+        // libblkid compares tags byte for byte; bookmarks store UUIDs upper-case (as Apple does).
+        let spellings = [uuid, uuid.lowercased(), uuid.uppercased()]
+        guard let device = spellings.lazy.compactMap({ BlockDeviceProbe.device(forUUID: $0) }).first else {
             return .notMounted
         }
+        return .attachedNotMounted(device: device.string, verified: false)
     }
 
     /// The mount entry for a reusable mount id, re-reading the table once if it is not there

@@ -116,10 +116,3 @@ enum Audit {
             violation: violation, syscall: syscall, errno: errno, path: FilePath(bytes: path), file: file, line: line)
     }
 }
-
-extension FilePath {
-    /// A path from raw bytes (no NUL allowed; the caller checked).
-    init(bytes: [UInt8]) {
-        self = FilePath(platformString: bytes.map { CChar(bitPattern: $0) } + [0])
-    }
-}

@@ -11,7 +11,13 @@ struct BookmarkCommand: ParsableCommand {
         subcommands: [
             Volumes.self,
             Identify.self,
+            Make.self,
+            Resolve.self,
+            Values.self,
             Inspect.self,
+            Alias.self,
+            RefreshFiles.self,
+            Ref.self,
         ]
     )
 }

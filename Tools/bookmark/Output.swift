@@ -1,3 +1,4 @@
+import BookmarkKit
 import FileIdentity
 import Foundation
 import SecureFiles
@@ -27,6 +28,16 @@ enum Output {
     /// Reports a failure on stderr and returns the exit status it maps to (the one table).
     static func fail(_ error: any Error, path: String?) -> ExitStatus {
         let prefix = path.map { "\($0): " } ?? ""
+        if let error = error as? BookmarkError {
+            self.error(prefix + error.description)
+            switch error.code {
+            case .notFound: return .notFound
+            case .volumeNotMounted: return .volumeNotMounted
+            case .corruptData: return .corruptData
+            case .permissionDenied: return .permissionDenied
+            case .cancelled, .fileSystem: return .failure
+            }
+        }
         if let error = error as? FileSystemError {
             self.error(prefix + error.description)
             switch error.code {

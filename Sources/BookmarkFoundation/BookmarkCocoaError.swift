@@ -1,0 +1,89 @@
+#if os(Linux)
+    import BookmarkKit
+    import Foundation
+
+    /// Which of Apple's calls failed: the same `BookmarkError` code maps to a different Cocoa code
+    /// when creating (Apple reports the file it could not read) and when resolving (Apple reports that
+    /// the target does not exist).
+    enum BookmarkOperation: Sendable {
+        /// `URL.bookmarkData(options:includingResourceValuesForKeys:relativeTo:)`.
+        case creating
+        /// `URL(resolvingBookmarkData:options:relativeTo:bookmarkDataIsStale:)`.
+        case resolving
+    }
+
+    /// The Cocoa error code Apple's Foundation uses for each failure.
+    ///
+    /// | `BookmarkError.Code` | creating | resolving |
+    /// |---|---|---|
+    /// | `notFound` | `.fileReadNoSuchFile` (260) | `.fileNoSuchFile` (4) |
+    /// | `volumeNotMounted` | `.fileReadNoSuchFile` (260) | `.fileNoSuchFile` (4) |
+    /// | `corruptData` | `.fileReadCorruptFile` (259) | `.fileReadCorruptFile` (259) |
+    /// | `permissionDenied` | `.fileReadNoPermission` (257) | `.fileReadNoPermission` (257) |
+    /// | `cancelled` | `.userCancelled` (3072) | `.userCancelled` (3072) |
+    /// | `fileSystem` | `.fileReadUnknown` (256) | `.fileReadUnknown` (256) |
+    ///
+    /// Apple's own codes for these cases, as observed: resolving a bookmark to a deleted file throws
+    /// code 4 ("The file doesn't exist."); bytes that are not bookmark data throw 259 ("isn't in the
+    /// correct format"); creating a bookmark for a missing file throws 260.
+    func cocoaCode(for code: BookmarkError.Code, _ operation: BookmarkOperation) -> CocoaError.Code {
+        switch code {
+        case .notFound, .volumeNotMounted:
+            return operation == .creating ? .fileReadNoSuchFile : .fileNoSuchFile
+        case .corruptData: return .fileReadCorruptFile
+        case .permissionDenied: return .fileReadNoPermission
+        case .cancelled: return .userCancelled
+        case .fileSystem: return .fileReadUnknown
+        }
+    }
+
+    extension CocoaError {
+        /// A Foundation-style error for a bookmark failure, as Apple's Foundation would throw it.
+        ///
+        /// `userInfo` holds:
+        /// - `NSUnderlyingErrorKey`: the ``BookmarkKit/BookmarkError`` itself (its `code`, last known
+        ///   path, volume name and UUID, attached device, …); read it with `error.underlying as? BookmarkError`;
+        /// - `NSFilePathErrorKey` and `NSURLErrorKey`: the URL being bookmarked when creating, or the
+        ///   last known path recorded in the bookmark when resolving (when there is one);
+        /// - `NSDebugDescriptionErrorKey`: the `BookmarkError`'s sentence saying what happened.
+        static func bookmark(_ error: BookmarkError, _ operation: BookmarkOperation, url: URL? = nil) -> CocoaError {
+            var info: [String: Any] = [
+                NSUnderlyingErrorKey: error,
+                NSDebugDescriptionErrorKey: error.description,
+            ]
+            var subject = url
+            if subject == nil, let bytes = error.lastKnownPath {
+                subject = fileURL(bytes: bytes, isDirectory: false)
+            }
+            if let subject {
+                info[NSURLErrorKey] = subject
+                info[NSFilePathErrorKey] = subject.path
+            }
+            return CocoaError(cocoaCode(for: error.code, operation), userInfo: info)
+        }
+    }
+
+    /// A `file://` URL for raw path bytes.
+    ///
+    /// A UTF-8 path gives the usual `URL(fileURLWithPath:isDirectory:)`. Foundation on Linux cannot
+    /// carry other bytes in a path (`URL(fileURLWithFileSystemRepresentation:…)` replaces them with
+    /// U+FFFD, naming another file), so a path that is not UTF-8 is percent-encoded byte by byte
+    /// (`file:///tmp/caf%E9.txt`): the URL keeps the exact bytes and this module reads them back, but
+    /// Foundation's own `path` and `withUnsafeFileSystemRepresentation` are empty for it.
+    func fileURL(bytes: [UInt8], isDirectory: Bool) -> URL {
+        if let text = String(validating: bytes, as: UTF8.self), !text.contains("\0") {
+            return URL(fileURLWithPath: text, isDirectory: isDirectory)
+        }
+        let unreserved = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8))
+        var encoded = "file://"
+        for byte in bytes {
+            if unreserved.contains(byte) {
+                encoded.append(Character(Unicode.Scalar(byte)))
+            } else {
+                encoded += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        if isDirectory, encoded.last != "/" { encoded += "/" }
+        return URL(string: encoded) ?? URL(fileURLWithPath: String(decoding: bytes, as: UTF8.self), isDirectory: isDirectory)
+    }
+#endif

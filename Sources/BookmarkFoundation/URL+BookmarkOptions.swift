@@ -1,0 +1,89 @@
+#if os(Linux)
+    import Foundation
+
+    extension URL {
+        /// Options for creating bookmark data, with Apple's names and bit values
+        /// (`NSURL.BookmarkCreationOptions`, `CFURLBookmarkCreationOptions`).
+        ///
+        /// The raw value is stored in the bookmark (key `0xD010`, `creationOptions`), exactly as Apple
+        /// stores it. What each option does on Linux:
+        ///
+        /// | option | bit | on Linux |
+        /// |---|---|---|
+        /// | ``minimalBookmark`` | `1 << 9` | leaves out the per-component file IDs, resource values, user and capacity |
+        /// | ``suitableForBookmarkFile`` | `1 << 10` | recorded; the data already holds what an alias file needs |
+        /// | ``withSecurityScope`` | `1 << 11` | recorded; Linux has no App Sandbox, so no scope is attached |
+        /// | ``securityScopeAllowOnlyReadAccess`` | `1 << 12` | recorded only |
+        /// | ``withoutImplicitSecurityScope`` | `1 << 29` | recorded only (there is no implicit scope to leave out) |
+        /// | ``preferFileIDResolution`` | `1 << 8` | deprecated by Apple in macOS 10.9; recorded, no effect |
+        public struct BookmarkCreationOptions: OptionSet, Sendable, Hashable {
+            /// The bits, as Apple defines them.
+            public let rawValue: UInt
+
+            /// Creates options from Apple's bit values.
+            public init(rawValue: UInt) { self.rawValue = rawValue }
+
+            /// Deprecated by Apple (macOS 10.9): "does nothing and has no effect on bookmark resolution".
+            /// Kept so that old code compiles; recorded in the data, no effect.
+            @available(*, deprecated, message: "Apple: does nothing and has no effect on bookmark resolution")
+            public static let preferFileIDResolution = BookmarkCreationOptions(rawValue: 1 << 8)
+
+            /// Less information: smaller data that still resolves by path and volume. Leaves out the
+            /// per-component file IDs (no re-anchoring by the parent), the stored resource values, the
+            /// user and the volume capacity; the cross-volume heuristic cannot use it.
+            public static let minimalBookmark = BookmarkCreationOptions(rawValue: 1 << 9)
+
+            /// Includes what an alias file needs. Our bookmarks always include it, so on Linux this only
+            /// sets the bit in the stored creation options (as Finder's aliases have it).
+            public static let suitableForBookmarkFile = BookmarkCreationOptions(rawValue: 1 << 10)
+
+            /// A security-scoped bookmark (App Sandbox on macOS). Linux has no App Sandbox: the bit is
+            /// recorded and nothing else changes; the data resolves for any process that may see the file.
+            public static let withSecurityScope = BookmarkCreationOptions(rawValue: 1 << 11)
+
+            /// With ``withSecurityScope``: a read-only scope. Recorded only on Linux.
+            public static let securityScopeAllowOnlyReadAccess = BookmarkCreationOptions(rawValue: 1 << 12)
+
+            /// Leaves out the implicit, ephemeral security scope that a resolving process would get.
+            /// There is no such scope on Linux: recorded only.
+            public static let withoutImplicitSecurityScope = BookmarkCreationOptions(rawValue: 1 << 29)
+        }
+
+        /// Options for resolving bookmark data, with Apple's names and bit values
+        /// (`NSURL.BookmarkResolutionOptions`, `CFURLBookmarkResolutionOptions`).
+        ///
+        /// What each option does on Linux:
+        ///
+        /// | option | bit | on Linux |
+        /// |---|---|---|
+        /// | ``withoutUI`` | `1 << 8` | no effect: resolution never shows UI |
+        /// | ``withoutMounting`` | `1 << 9` | no effect: this API never mounts (it is always "without mounting") |
+        /// | ``withSecurityScope`` | `1 << 10` | no effect: there is no App Sandbox scope to start |
+        /// | ``withoutImplicitStartAccessing`` | `1 << 15` | no effect: there is no implicit scope |
+        ///
+        /// With or without ``withoutMounting``, a bookmark whose volume is not mounted fails at once
+        /// with `CocoaError.fileNoSuchFile` (underlying `BookmarkError` code `volumeNotMounted`). Code that
+        /// wants the volume mounted uses `BookmarkKit`'s `ResolutionOptions(allowMounting: true)`,
+        /// which mounts an attached device through UDisks2.
+        public struct BookmarkResolutionOptions: OptionSet, Sendable, Hashable {
+            /// The bits, as Apple defines them.
+            public let rawValue: UInt
+
+            /// Creates options from Apple's bit values.
+            public init(rawValue: UInt) { self.rawValue = rawValue }
+
+            /// No user interaction while resolving. Resolution on Linux never interacts: no effect.
+            public static let withoutUI = BookmarkResolutionOptions(rawValue: 1 << 8)
+
+            /// Do not mount the bookmark's volume. This API never mounts, so this is the behaviour with
+            /// or without the option: an unmounted volume fails fast.
+            public static let withoutMounting = BookmarkResolutionOptions(rawValue: 1 << 9)
+
+            /// Use the security scope stored at creation (App Sandbox). No sandbox on Linux: no effect.
+            public static let withSecurityScope = BookmarkResolutionOptions(rawValue: 1 << 10)
+
+            /// Do not start the implicit security scope (macOS 11.2+). No such scope on Linux: no effect.
+            public static let withoutImplicitStartAccessing = BookmarkResolutionOptions(rawValue: 1 << 15)
+        }
+    }
+#endif

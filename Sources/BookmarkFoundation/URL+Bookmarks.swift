@@ -1,0 +1,266 @@
+#if os(Linux)
+    import BookmarkFormat
+    import BookmarkKit
+    import Foundation
+    import SystemPackage
+
+    extension URL {
+        /// Returns bookmark data for the file or directory this URL points to: Apple's
+        /// `URL.bookmarkData(options:includingResourceValuesForKeys:relativeTo:)` on Linux.
+        ///
+        /// The data is Apple's `book` layout (macOS and other Apple-format readers can read it) with
+        /// Linux facts added under string keys; ``URL/init(resolvingBookmarkData:options:relativeTo:bookmarkDataIsStale:)``
+        /// finds the object again after renames, moves, atomic saves and remounts. It is made by
+        /// `BookmarkKit`'s `Bookmark.create(for:options:resourceKeys:relativeTo:)`.
+        ///
+        /// - Parameters:
+        ///   - options: Apple's creation options; see ``URL/BookmarkCreationOptions`` for what each
+        ///     does on Linux.
+        ///   - keys: Resource values to store in the data, for reading later without the file system
+        ///     through ``URL/resourceValues(forKeys:fromBookmarkData:)``. Stored when requested:
+        ///     `nameKey`, `pathKey`, `fileSizeKey`, `contentModificationDateKey`, `creationDateKey`
+        ///     (birth time), `isDirectoryKey`, `isRegularFileKey`, `isHiddenKey`, `volumeNameKey`,
+        ///     `volumeUUIDStringKey`; other keys are left out, as Apple leaves out what it cannot get.
+        ///     The file size and modification date are stored in every non-minimal bookmark.
+        ///   - url: A base for a relative (document-relative) bookmark, or `nil`. A URL with a
+        ///     directory path (`hasDirectoryPath`, a trailing `/`) is the base itself; any other URL is
+        ///     a document, and its folder is the base. Moving the base and the object together keeps
+        ///     the bookmark resolving when the new base is passed to the resolving initializer.
+        /// - Returns: The bookmark data.
+        /// - Throws: `CocoaError`: `.fileReadNoSuchFile` when the object does not exist,
+        ///   `.fileReadNoPermission` when it cannot be reached, `.fileReadUnsupportedScheme` for a URL
+        ///   that is not a `file:` URL; the `BookmarkError` is in `userInfo[NSUnderlyingErrorKey]`.
+        public func bookmarkData(
+            options: BookmarkCreationOptions = [], includingResourceValuesForKeys keys: Set<URLResourceKey>? = nil,
+            relativeTo url: URL? = nil
+        ) throws -> Data {
+            guard let path = fileSystemPath(of: self) else { throw unusable(self) }
+            var base: FilePath?
+            if let url {
+                guard let directory = baseDirectory(of: url) else { throw unusable(url) }
+                base = directory
+            }
+            let kitOptions = BookmarkKit.BookmarkCreationOptions(rawValue: UInt32(truncatingIfNeeded: options.rawValue))
+            let resourceKeys = (keys ?? []).map(\.rawValue).sorted().map(ResourceKey.init(rawValue:))
+            let made = Result { () throws(BookmarkError) -> [UInt8] in
+                try Bookmark.create(for: path, options: kitOptions, resourceKeys: resourceKeys, relativeTo: base).data()
+            }
+            switch made {
+            case .success(let bytes): return Data(bytes)
+            case .failure(let error): throw CocoaError.bookmark(error, .creating, url: self)
+            }
+        }
+
+        /// Creates a URL by resolving bookmark data: Apple's
+        /// `URL(resolvingBookmarkData:options:relativeTo:bookmarkDataIsStale:)` on Linux.
+        ///
+        /// Resolution follows `BookmarkKit`'s documented order (Docs/RESOLUTION.md): the volume by its
+        /// UUID, the recorded path first (an atomic-save replacement at the path wins over the old
+        /// inode), the base given in `url` for relative bookmarks, the file handle, then a budgeted
+        /// outward search. It never blocks on an unmounted volume and never mounts one.
+        ///
+        /// - Parameters:
+        ///   - data: Bookmark data from ``URL/bookmarkData(options:includingResourceValuesForKeys:relativeTo:)``
+        ///     (here or on macOS: the layout is Apple's).
+        ///   - options: Apple's resolution options; none changes behaviour on Linux (see
+        ///     ``URL/BookmarkResolutionOptions``).
+        ///   - url: For relative bookmarks, the base (document or folder) as it is now; the same rule as
+        ///     at creation decides whether the URL or its folder is the base.
+        ///   - bookmarkDataIsStale: Set to `true` when the object was found but something recorded
+        ///     differs (path, name, parent, file identity, the volume's mount point or name): make new
+        ///     bookmark data from the returned URL and store it in place of the old. Untouched when
+        ///     resolution throws.
+        /// - Throws: `CocoaError`: `.fileNoSuchFile` when the object cannot be found or its volume is
+        ///   not mounted, `.fileReadCorruptFile` when `data` is not bookmark data,
+        ///   `.fileReadNoPermission`, `.fileReadUnsupportedScheme` for a non-file `url`; the
+        ///   `BookmarkError` (with the last known path and volume) is in `userInfo[NSUnderlyingErrorKey]`.
+        ///   After a failure, ``URL/resourceValues(forKeys:fromBookmarkData:)`` still reads the last
+        ///   known path (`pathKey`) from the data, as Apple's documentation advises.
+        public init(
+            resolvingBookmarkData data: Data, options: BookmarkResolutionOptions = [], relativeTo url: URL? = nil,
+            bookmarkDataIsStale: inout Bool
+        ) throws {
+            var kitOptions = ResolutionOptions()
+            if let url {
+                guard let directory = baseDirectory(of: url) else { throw unusable(url) }
+                kitOptions.relativeTo = directory
+            }
+            let outcome = Result { () throws(BookmarkError) -> (Resolution, Bool) in
+                let bookmark = try Bookmark(data: [UInt8](data))
+                let resolution = try bookmark.resolve(kitOptions)
+                let isDirectory = bookmark.record.resourceProperties?.contains(BookmarkPropertyFlags.isDirectory) ?? false
+                return (resolution, isDirectory)
+            }
+            switch outcome {
+            case .success(let (resolution, isDirectory)):
+                bookmarkDataIsStale = resolution.isStale
+                self = fileURL(bytes: pathBytes(resolution.path), isDirectory: isDirectory)
+            case .failure(let error):
+                throw CocoaError.bookmark(error, .resolving)
+            }
+        }
+
+        /// Returns resource values stored in bookmark data, without resolving it and without touching
+        /// the file system: Apple's `URL.resourceValues(forKeys:fromBookmarkData:)` on Linux.
+        ///
+        /// A key that is missing from the result was not in the bookmark. Values come from the
+        /// resource values stored at creation (`includingResourceValuesForKeys:`), else from what every
+        /// bookmark records: `pathKey` (the last known path), `nameKey`, `creationDateKey` (birth
+        /// time), `isDirectoryKey`, `isRegularFileKey`, `isSymbolicLinkKey`, `isVolumeKey`,
+        /// `isHiddenKey`, `fileResourceTypeKey`, `volumeNameKey`, `volumeUUIDStringKey`,
+        /// `volumeURLKey`, `volumeTotalCapacityKey`, `volumeCreationDateKey`,
+        /// `volumeIsRootFileSystemKey`. Names that are not UTF-8 come back with U+FFFD in place of the
+        /// bad bytes (`BookmarkKit`'s `storedValues.pathBytes` has the exact bytes).
+        ///
+        /// swift-corelibs-foundation lets callers set only some `URLResourceValues` properties (name,
+        /// dates, hidden, …); the others (path, sizes, flags, volume values) are filled through
+        /// `URLResourceValues`' storage after a run-time check of its layout. If that check ever fails
+        /// (a future Foundation), only the settable properties are returned; see
+        /// ``BookmarkResourceValues/canFillAllKeys``.
+        ///
+        /// - Parameters:
+        ///   - keys: The resource keys wanted.
+        ///   - data: Bookmark data.
+        /// - Returns: The values found, or `nil` when `data` is not readable bookmark data.
+        public static func resourceValues(forKeys keys: Set<URLResourceKey>, fromBookmarkData data: Data)
+            -> URLResourceValues?
+        {
+            guard let bookmark = try? Bookmark(data: [UInt8](data)) else { return nil }
+            return BookmarkResourceValues.make(from: offlineValues(bookmark.record, keys: keys))
+        }
+    }
+
+    // MARK: - Paths
+
+    /// The raw file-system path of a `file:` URL (made absolute against the working directory), or
+    /// `nil` for other schemes and for URLs without a path.
+    ///
+    /// The bytes come from the percent-encoded path, not from `path` or
+    /// `withUnsafeFileSystemRepresentation`: on Linux those are empty for a URL whose decoded path is
+    /// not UTF-8 (`file:///tmp/caf%E9.txt`), which is how this module returns such names.
+    func fileSystemPath(of url: URL) -> FilePath? {
+        guard url.isFileURL else { return nil }
+        guard let bytes = percentDecoded(url.absoluteURL.path(percentEncoded: true)), !bytes.isEmpty else { return nil }
+        return filePath(bytes: bytes)
+    }
+
+    /// `%XX` sequences replaced by their bytes; `nil` when a sequence is malformed.
+    func percentDecoded(_ text: String) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
+    private func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    /// A `FilePath` holding exactly `bytes`.
+    func filePath(bytes: [UInt8]) -> FilePath {
+        (bytes.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { FilePath(platformString: $0.baseAddress!) }
+    }
+
+    /// The bytes of a `FilePath`.
+    func pathBytes(_ path: FilePath) -> [UInt8] {
+        path.withPlatformString { chars in
+            Array(UnsafeBufferPointer(start: chars, count: strlen(chars))).map { UInt8(bitPattern: $0) }
+        }
+    }
+
+    /// The base directory for a relative bookmark: the URL itself when it has a directory path, else
+    /// the folder holding it (a document).
+    func baseDirectory(of url: URL) -> FilePath? {
+        fileSystemPath(of: url.hasDirectoryPath ? url : url.deletingLastPathComponent())
+    }
+
+    /// The error for a URL that cannot name a file: `.fileReadUnsupportedScheme` for another scheme,
+    /// `.fileReadInvalidFileName` for a `file:` URL without a usable path.
+    func unusable(_ url: URL) -> CocoaError {
+        guard url.isFileURL else {
+            return CocoaError(
+                .fileReadUnsupportedScheme,
+                userInfo: [NSURLErrorKey: url, NSDebugDescriptionErrorKey: "bookmarks need a file: URL, not \(url.absoluteString)"])
+        }
+        return CocoaError(
+            .fileReadInvalidFileName,
+            userInfo: [NSURLErrorKey: url, NSDebugDescriptionErrorKey: "\(url.absoluteString) has no usable path"])
+    }
+
+    // MARK: - Offline values
+
+    /// The requested values that `record` holds, typed as Foundation types them in `allValues`
+    /// (`NSNumber` for numbers and booleans, `Date`, `String`, `URL`, `Data`).
+    func offlineValues(_ record: BookmarkRecord, keys: Set<URLResourceKey>) -> [URLResourceKey: Any] {
+        var values: [URLResourceKey: Any] = [:]
+        let stored = record.stringKeyedValues
+        for key in keys {
+            if let item = stored[ByteString(key.rawValue)], let value = foundationValue(item) {
+                values[key] = value
+            } else if let value = recordedValue(record, key: key) {
+                values[key] = value
+            }
+        }
+        return values
+    }
+
+    /// A stored resource value as a Foundation value.
+    func foundationValue(_ item: BookmarkItem) -> Any? {
+        if let text = item.byteString { return text.string ?? String(decoding: text.bytes, as: UTF8.self) }
+        if let flag = item.boolValue { return NSNumber(value: flag) }
+        if let number = item.integerValue { return NSNumber(value: Int(clamping: number)) }
+        if let date = item.dateValue { return Date(timeIntervalSinceReferenceDate: date.secondsSinceReferenceDate) }
+        if let bytes = item.dataValue { return Data(bytes) }
+        if case .url = item, let text = item.stringValue { return URL(string: text) }
+        return nil
+    }
+
+    /// A value derived from what every bookmark records (path, name, flags, volume).
+    func recordedValue(_ record: BookmarkRecord, key: URLResourceKey) -> Any? {
+        let volume = record.volume
+        func text(_ bytes: ByteString?) -> String? { bytes.map { $0.string ?? String(decoding: $0.bytes, as: UTF8.self) } }
+        func flag(_ bit: UInt64) -> NSNumber? {
+            guard let properties = record.resourceProperties, properties.validMask & bit == bit else { return nil }
+            return NSNumber(value: properties.flags & bit == bit)
+        }
+        func date(_ value: BookmarkDate?) -> Date? { value.map { Date(timeIntervalSinceReferenceDate: $0.secondsSinceReferenceDate) } }
+        switch key {
+        case .pathKey: return text(record.pathBytes)
+        case .nameKey: return text(record.fileName ?? record.pathComponents?.last)
+        case .creationDateKey: return date(record.creationDate)
+        case .contentModificationDateKey: return date(record.modificationDate)
+        case .isRegularFileKey: return flag(BookmarkPropertyFlags.isRegularFile)
+        case .isDirectoryKey: return flag(BookmarkPropertyFlags.isDirectory)
+        case .isSymbolicLinkKey: return flag(BookmarkPropertyFlags.isSymbolicLink)
+        case .isVolumeKey: return flag(BookmarkPropertyFlags.isVolume)
+        case .isHiddenKey: return flag(BookmarkPropertyFlags.isHidden)
+        case .isPackageKey: return flag(BookmarkPropertyFlags.isPackage)
+        case .isUserImmutableKey: return flag(BookmarkPropertyFlags.isUserImmutable)
+        case .isSystemImmutableKey: return flag(BookmarkPropertyFlags.isSystemImmutable)
+        case .fileResourceTypeKey:
+            if flag(BookmarkPropertyFlags.isDirectory)?.boolValue == true { return URLFileResourceType.directory }
+            if flag(BookmarkPropertyFlags.isSymbolicLink)?.boolValue == true { return URLFileResourceType.symbolicLink }
+            if flag(BookmarkPropertyFlags.isRegularFile)?.boolValue == true { return URLFileResourceType.regular }
+            return nil
+        case .volumeNameKey: return text(volume.name)
+        case .volumeUUIDStringKey: return volume.uuid
+        case .volumeURLKey: return volume.path.map { fileURL(bytes: $0.bytes, isDirectory: true) }
+        case .volumeTotalCapacityKey: return volume.capacity.map { NSNumber(value: Int(clamping: $0)) }
+        case .volumeCreationDateKey: return date(volume.creationDate)
+        case .volumeIsRootFileSystemKey: return volume.wasBoot.map { NSNumber(value: $0) }
+        default: return nil
+        }
+    }
+#endif

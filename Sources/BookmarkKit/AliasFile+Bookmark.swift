@@ -1,0 +1,216 @@
+import BookmarkFormat
+import FileIdentity
+import SecureFiles
+import SystemPackage
+
+/// The extended attribute that carries Finder info on Linux (`com.apple.FinderInfo` on macOS;
+/// Linux only lets unprivileged users write the `user.` namespace).
+public let finderInfoAttribute = "user.com.apple.FinderInfo"
+
+/// What writing an alias file did.
+public struct AliasFileWrite: Sendable, Hashable {
+    /// Bytes written (56-byte header + data section).
+    public var size: Int
+    /// Whether the Finder-info attribute was written; `false` where the file system refuses
+    /// extended attributes (the file is still an alias by its content).
+    public var finderInfoWritten: Bool
+}
+
+/// What refreshing a bookmark or alias file did.
+public struct FileRefresh: Sendable {
+    /// The resolution of the file's old data.
+    public var resolution: Resolution
+    /// Whether the file was rewritten (it was stale).
+    public var rewritten: Bool
+    /// The container that was read and written back.
+    public var container: BookmarkSource.Container
+}
+
+extension Bookmark {
+    /// Reads bookmark data from its encoded bytes in any container we recognise: bookmark data, an
+    /// alias file's data fork, a legacy `alis` record (Apple's
+    /// `CFURLCreateBookmarkDataFromAliasRecord`), or base64 text of one of these.
+    ///
+    /// - Throws: ``BookmarkError`` `corruptData`.
+    public init(anyContainer bytes: [UInt8]) throws(BookmarkError) {
+        switch Result(catching: { () throws(BookmarkFormatError) -> BookmarkSource in try BookmarkSource(decoding: bytes) }) {
+        case .success(let source): self.init(record: source.record)
+        case .failure(let error): throw BookmarkError(.corruptData, error.description, formatError: error)
+        }
+    }
+
+    /// Bookmark data built from a legacy Alias Manager record (`alis` version 2 or 3), as Apple's
+    /// `CFURLCreateBookmarkDataFromAliasRecord` does: path, CNIDs, names, dates and volume facts,
+    /// with the original record kept under `0xFE00`.
+    ///
+    /// - Throws: ``BookmarkError`` `corruptData` when the bytes are not a valid v2/v3 record.
+    public init(aliasRecord bytes: [UInt8]) throws(BookmarkError) {
+        guard AliasRecord.looksLikeAliasRecord(bytes) else {
+            throw BookmarkError(.corruptData, "not an alis version 2 or 3 record")
+        }
+        switch Result(catching: { () throws(BookmarkFormatError) -> AliasRecord in try AliasRecord(decoding: bytes) }) {
+        case .success(let alias):
+            let size = min(bytes.count, Int(UInt16(bytes[4]) << 8 | UInt16(bytes[5])))
+            self.init(record: BookmarkRecord(aliasRecord: alias, originalBytes: Array(bytes.prefix(size))))
+        case .failure(let error):
+            throw BookmarkError(.corruptData, error.description, formatError: error)
+        }
+    }
+
+    /// Writes this bookmark as a Finder alias file at `path` (Apple's `writeBookmarkData(_:to:)`):
+    /// the 56-byte header and the data section, with the `user.com.apple.FinderInfo` attribute
+    /// (`alis`/`MACS`, or `fdrp`/`MACS` for a folder, `kIsAlias` set). Atomic: a crash leaves the
+    /// old file or the new one; a symlink at `path` is refused, never followed.
+    ///
+    /// - Throws: ``BookmarkError``: `corruptData` when the bookmark was not made with
+    ///   ``BookmarkCreationOptions/suitableForBookmarkFile`` (as on macOS), or a file-system error.
+    @discardableResult
+    public func writeAliasFile(to path: FilePath) throws(BookmarkError) -> AliasFileWrite {
+        guard creationOptions.contains(.suitableForBookmarkFile) else {
+            throw BookmarkError(
+                .corruptData, "alias files need bookmark data made with suitableForBookmarkFile",
+                lastKnownPath: pathBytes(path))
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try AliasFile(bookmark: record.document).encoded()
+        } catch {
+            throw BookmarkError(.corruptData, error.description, formatError: error)
+        }
+        let folder = record.resourceProperties.map { $0.flags & BookmarkPropertyFlags.isDirectory != 0 } ?? false
+        let info = FinderInfo.alias(toFolder: folder).encoded
+        let outcome = try FilePublisher.publish(bytes, at: path, attributes: [(finderInfoAttribute, info)])
+        return AliasFileWrite(size: bytes.count, finderInfoWritten: outcome.refusedAttributes.isEmpty)
+    }
+
+    /// Reads the alias file (or bookmark file) at `path` (Apple's `bookmarkData(withContentsOf:)`):
+    /// ours, macOS Finder aliases, and files holding a bare legacy `alis` record.
+    ///
+    /// - Throws: ``BookmarkError``: `notFound`, `permissionDenied`, `corruptData`.
+    public init(contentsOfAliasFile path: FilePath) throws(BookmarkError) {
+        let bytes = try Bookmark.readSmallFile(path)
+        try self.init(anyContainer: bytes)
+    }
+
+    /// Whether `path` is an alias file: its Finder info has `kIsAlias`, or (where the attribute is
+    /// missing, as after a copy to a file system without extended attributes) its content starts
+    /// with the alias-file magic. Symlinks are followed; anything unreadable is not an alias.
+    public static func isAliasFile(at path: FilePath) -> Bool {
+        guard let file = try? OwnedDescriptor.open(path, options: [.readOnly, .nonBlocking]) else { return false }
+        defer { try? file.close() }
+        guard let status = try? file.status(), status.kind == .regular else { return false }
+        if let raw = try? file.extendedAttribute(finderInfoAttribute), let info = try? FinderInfo(decoding: raw),
+            info.isAlias
+        {
+            return true
+        }
+        var head = [UInt8](repeating: 0, count: 16)
+        guard let first = try? file.readToEnd(limit: 1 << 20), first.count >= 16 else { return false }
+        head = Array(first.prefix(16))
+        return AliasFile.hasMagic(head)
+    }
+
+    /// Resolves the alias file at `path` (Apple's `URL(resolvingAliasFileAt:)`): when `path` is not
+    /// an alias file it is returned as it is, matched by path.
+    ///
+    /// - Returns: The resolution, and whether `path` was an alias file.
+    public static func resolveAliasFile(
+        at path: FilePath, options: ResolutionOptions = ResolutionOptions(), volumes: VolumeDirectory? = nil
+    ) throws(BookmarkError) -> (resolution: Resolution?, wasAlias: Bool) {
+        guard isAliasFile(at: path) else { return (nil, false) }
+        let bookmark = try Bookmark(contentsOfAliasFile: path)
+        return (try bookmark.resolve(options, volumes: volumes), true)
+    }
+
+    /// Resolves the bookmark or alias file at `path` and, when it is stale, rewrites it in place
+    /// with fresh data for the resolved object: same container (bookmark data, base64 text or alias
+    /// file), every key of the old data that the fresh data lacks kept (unknown keys, stored
+    /// resource values), the Finder-info attribute kept, the old signature dropped (re-signed with
+    /// `signingKey` when given). Atomic, like ``writeAliasFile(to:)``.
+    ///
+    /// - Throws: ``BookmarkError`` from reading, resolving (the file is left alone) or writing.
+    public static func refreshFile(
+        at path: FilePath, options: ResolutionOptions = ResolutionOptions(), signingKey: SigningKey? = nil,
+        volumes: VolumeDirectory? = nil
+    ) throws(BookmarkError) -> FileRefresh {
+        let bytes = try readSmallFile(path)
+        let source: BookmarkSource
+        switch Result(catching: { () throws(BookmarkFormatError) -> BookmarkSource in try BookmarkSource(decoding: bytes) }) {
+        case .success(let decoded): source = decoded
+        case .failure(let error):
+            throw BookmarkError(.corruptData, error.description, lastKnownPath: pathBytes(path), formatError: error)
+        }
+        let old = Bookmark(record: source.record)
+        let resolution = try old.resolve(options, volumes: volumes)
+        guard resolution.isStale else {
+            return FileRefresh(resolution: resolution, rewritten: false, container: source.container)
+        }
+        var fresh = try Bookmark.create(
+            for: resolution.path, options: old.creationOptions, volumes: volumes
+        ).record
+        if let toc = source.record.document.targetTOC {
+            for entry in toc.entries where fresh[entry.key] == nil && entry.key != SignedBookmark.signatureKey {
+                fresh[entry.key] = entry.value
+            }
+        }
+        var bookmark = Bookmark(record: fresh)
+        bookmark.record[SignedBookmark.signatureKey] = nil
+        if let signingKey { bookmark = try signingKey.sign(bookmark) }
+        var out: [UInt8]
+        var attributes: [(String, [UInt8])] = []
+        do {
+            switch source.container {
+            case .aliasFile:
+                out = try AliasFile(bookmark: bookmark.record.document).encoded()
+                let existing = try? OwnedDescriptor.open(path, options: [.readOnly, .nonBlocking])
+                    .extendedAttribute(finderInfoAttribute)
+                let folder = resolution.fileID.kind == .directory
+                attributes = [(finderInfoAttribute, (existing ?? nil) ?? FinderInfo.alias(toFolder: folder).encoded)]
+            case .bookmarkData, .aliasRecord:
+                out = try bookmark.record.encoded()
+            }
+        } catch {
+            throw BookmarkError(.corruptData, error.description, formatError: error)
+        }
+        if source.wasBase64 { out = Array((Base64Text.encode(out) + "\n").utf8) }
+        _ = try FilePublisher.publish(out, at: path, attributes: attributes, mustExist: true)
+        return FileRefresh(resolution: resolution, rewritten: true, container: source.container)
+    }
+
+    /// Reads a regular file of at most the decoder's input limit.
+    static func readSmallFile(_ path: FilePath) throws(BookmarkError) -> [UInt8] {
+        do throws(FileSystemError) {
+            let file = try OwnedDescriptor.open(path, options: [.readOnly, .nonBlocking])
+            defer { try? file.close() }
+            let status = try file.status()
+            guard status.kind == .regular else {
+                throw FileSystemError(syscall: "openat", errno: .invalidArgument, path: path)
+            }
+            return try file.readToEnd(limit: BookmarkDecodingLimits.default.maxInputSize)
+        } catch {
+            throw BookmarkError(error, lastKnownPath: pathBytes(path))
+        }
+    }
+}
+
+/// Standard base64 (for files that held base64 text).
+enum Base64Text {
+    static func encode(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var index = 0
+        while index < bytes.count {
+            let b0 = UInt32(bytes[index])
+            let b1 = index + 1 < bytes.count ? UInt32(bytes[index + 1]) : 0
+            let b2 = index + 2 < bytes.count ? UInt32(bytes[index + 2]) : 0
+            let n = b0 << 16 | b1 << 8 | b2
+            out.append(alphabet[Int(n >> 18 & 63)])
+            out.append(alphabet[Int(n >> 12 & 63)])
+            out.append(index + 1 < bytes.count ? alphabet[Int(n >> 6 & 63)] : UInt8(ascii: "="))
+            out.append(index + 2 < bytes.count ? alphabet[Int(n & 63)] : UInt8(ascii: "="))
+            index += 3
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,193 @@
+import BookmarkFormat
+import FileIdentity
+import SecureFiles
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension Bookmark {
+    /// Creates bookmark data for the object at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: The file or directory. Symlinks along it are resolved: the bookmark names the object.
+    ///   - options: Apple's creation options (see ``BookmarkCreationOptions``).
+    ///   - resourceKeys: Resource values to store, for reading later without the file system.
+    ///   - relativeTo: A base directory (a document's folder) for a relative bookmark: moving the
+    ///     base and the object together keeps it resolving.
+    ///   - volumes: A volume directory to reuse across many creations.
+    /// - Throws: ``BookmarkError`` (`notFound`, `permissionDenied`, …).
+    ///
+    /// Implementation details: one `O_PATH` open, the real path from `/proc/self/fd`, `statx` and
+    /// `name_to_handle_at` on the object, one `statx` per path component for the per-component IDs
+    /// (skipped for ``BookmarkCreationOptions/minimalBookmark``), and the volume identified once per
+    /// volume directory.
+    public static func create(
+        for path: FilePath, options: BookmarkCreationOptions = [], resourceKeys: [ResourceKey] = [],
+        relativeTo: FilePath? = nil, volumes: VolumeDirectory? = nil
+    ) throws(BookmarkError) -> Bookmark {
+        let lastKnown = pathBytes(path)
+        do {
+            let descriptor = try OwnedDescriptor.open(path, options: [.pathOnly])
+            defer { try? descriptor.close() }
+            let directory = try volumes ?? VolumeDirectory()
+            let id = try FileID.identify(descriptor, volumes: directory)
+            guard let real = try descriptor.currentPath() else {
+                throw BookmarkError(.notFound, "the object was deleted while the bookmark was made", lastKnownPath: lastKnown)
+            }
+            var record = BookmarkRecord()
+            try fill(&record, path: real, id: id, options: options)
+            if !options.contains(.minimalBookmark) {
+                // Size and modification time always go in: the cross-volume heuristic needs them.
+                let keys = [ResourceKey.fileSize, .contentModificationDate] + resourceKeys
+                fillResourceValues(&record, keys: keys, path: real, id: id)
+            }
+            if let relativeTo {
+                try fillRelative(&record, target: real, base: relativeTo)
+            }
+            return Bookmark(record: record)
+        } catch let error as BookmarkError {
+            throw error
+        } catch let error as FileSystemError {
+            throw BookmarkError(error, lastKnownPath: lastKnown)
+        } catch {
+            throw BookmarkError(.fileSystem, String(describing: error), lastKnownPath: lastKnown)
+        }
+    }
+
+    static func fill(_ record: inout BookmarkRecord, path: FilePath, id: FileID, options: BookmarkCreationOptions) throws {
+        let bytes = pathBytes(path)
+        let components = splitComponents(bytes)
+        record.pathComponents = components.map { ByteString(bytes: $0) }
+        if !options.contains(.minimalBookmark) {
+            var ids: [Int64?] = []
+            var prefix: [UInt8] = []
+            for component in components.dropLast() {
+                prefix += [UInt8(ascii: "/")] + component
+                ids.append((try? FileStatus(path: FilePath(bytes: prefix)))
+                    .map { Int64(bitPattern: $0.inode) })
+            }
+            ids.append(Int64(bitPattern: id.inode))
+            record.fileIDs = ids
+        }
+        record.fileID = Int64(bitPattern: id.inode)
+        record.fileName = components.last.map { ByteString(bytes: $0) } ?? ByteString(bytes: [UInt8(ascii: "/")])
+        if let birth = id.birthTime {
+            record.creationDate = BookmarkDate(unixSeconds: birth.timeIntervalSince1970)
+        }
+        var flags: UInt64 = 0
+        switch id.kind {
+        case .regular: flags |= BookmarkPropertyFlags.isRegularFile
+        case .directory: flags |= BookmarkPropertyFlags.isDirectory
+        case .symlink: flags |= BookmarkPropertyFlags.isSymbolicLink
+        default: break
+        }
+        if components.last?.first == UInt8(ascii: ".") { flags |= BookmarkPropertyFlags.isHidden }
+        if bytes == id.volume.mountPoint { flags |= BookmarkPropertyFlags.isVolume }
+        let valid = BookmarkPropertyFlags.isRegularFile | BookmarkPropertyFlags.isDirectory
+            | BookmarkPropertyFlags.isSymbolicLink | BookmarkPropertyFlags.isVolume | BookmarkPropertyFlags.isHidden
+        record.resourceProperties = BookmarkPropertyFlags(flags: flags, validMask: valid, extra: valid)
+        record.volume = volumeFacts(id.volume, minimal: options.contains(.minimalBookmark))
+        if !options.contains(.minimalBookmark) {
+            // userUID only: the user name would need an NSS lookup (files outside the syscall seam).
+            record.userUID = getuid()
+        }
+        record.creationOptions = options.rawValue
+        let mountPoint = id.volume.mountPoint
+        var relative = bytes.count >= mountPoint.count ? Array(bytes[mountPoint.count...]) : bytes
+        if mountPoint == [UInt8(ascii: "/")] { relative = bytes }
+        if relative.first != UInt8(ascii: "/") { relative.insert(UInt8(ascii: "/"), at: 0) }
+        let facts = LinuxFileFacts(
+            generation: id.generation.map(UInt64.init), handleType: id.handle?.type, handle: id.handle?.bytes,
+            birthTime: id.birthTime.map { LinuxTimestamp(seconds: $0.seconds, nanoseconds: $0.nanoseconds) },
+            subvolumeID: id.subvolume, volumeUUIDSource: formatSource(id.volume),
+            mountRelativePath: ByteString(bytes: relative), fsType: id.volume.fsType,
+            fsid: id.volume.fsid.flatMap(parseFSID))
+        try record.setLinuxFacts(facts)
+    }
+
+    static func volumeFacts(_ volume: Volume, minimal: Bool) -> BookmarkVolume {
+        let point = volume.mountPoint
+        var url = Array("file://".utf8) + point
+        if url.last != UInt8(ascii: "/") { url.append(UInt8(ascii: "/")) }
+        let name: [UInt8]
+        if let label = volume.label, !label.isEmpty {
+            name = Array(label.utf8)
+        } else {
+            name = splitComponents(point).last ?? [UInt8(ascii: "/")]
+        }
+        var creation: BookmarkDate?
+        if let status = try? FileStatus(path: volume.mountPointPath), let birth = status.birthTime {
+            creation = BookmarkDate(unixSeconds: birth.timeIntervalSince1970)
+        }
+        return BookmarkVolume(
+            path: ByteString(bytes: point), url: ByteString(bytes: url), name: ByteString(bytes: name),
+            uuid: volume.isPersistent && volume.uuidSource != .fsid ? volume.uuid?.uppercased() : nil,
+            capacity: minimal ? nil : volume.capacity.map { Int64(clamping: $0) }, creationDate: creation,
+            properties: nil, wasBoot: point == [UInt8(ascii: "/")])
+    }
+
+    static func fillResourceValues(_ record: inout BookmarkRecord, keys: [ResourceKey], path: FilePath, id: FileID) {
+        for key in keys {
+            let item: BookmarkItem?
+            switch key {
+            case .name: item = .string(ByteString(bytes: splitComponents(pathBytes(path)).last ?? []))
+            case .fileSize: item = id.kind == .regular ? .int64(Int64(clamping: id.size)) : nil
+            case .contentModificationDate:
+                item = .date(BookmarkDate(unixSeconds: id.modificationTime.timeIntervalSince1970))
+            case .creationDate: item = id.birthTime.map { .date(BookmarkDate(unixSeconds: $0.timeIntervalSince1970)) }
+            case .isDirectory: item = .bool(id.kind == .directory)
+            case .isRegularFile: item = .bool(id.kind == .regular)
+            case .isHidden: item = .bool(splitComponents(pathBytes(path)).last?.first == UInt8(ascii: "."))
+            case .path: item = .string(ByteString(bytes: pathBytes(path)))
+            case .volumeName: item = .string(ByteString(id.volume.label ?? escapedBytes(id.volume.mountPoint)))
+            case .volumeUUIDString: item = id.volume.uuid.map { .string(ByteString($0.uppercased())) }
+            default: item = nil
+            }
+            if let item { record[key.bookmarkKey] = item }
+        }
+    }
+
+    static func fillRelative(_ record: inout BookmarkRecord, target: FilePath, base: FilePath) throws {
+        let baseDescriptor = try OwnedDescriptor.open(base, options: [.pathOnly, .directory])
+        defer { try? baseDescriptor.close() }
+        guard let realBase = try baseDescriptor.currentPath() else { return }
+        let from = splitComponents(pathBytes(realBase))
+        let to = splitComponents(pathBytes(target))
+        var common = 0
+        while common < from.count, common < to.count, from[common] == to[common] { common += 1 }
+        record.relativeDirsUp = Int64(from.count - common)
+        record.relativeDirsDown = Int64(to.count - common)
+        record.createdWithRelativeURL = true
+        record.baseURLComponentCount = [Int64(from.count)]
+    }
+}
+
+/// The components of an absolute path, as raw bytes (empty for `/`).
+func splitComponents(_ bytes: [UInt8]) -> [[UInt8]] {
+    bytes.split(separator: UInt8(ascii: "/")).map { Array($0) }
+}
+
+func joinComponents(_ components: [[UInt8]]) -> [UInt8] {
+    components.isEmpty ? [UInt8(ascii: "/")] : components.flatMap { [UInt8(ascii: "/")] + $0 }
+}
+
+func formatSource(_ volume: Volume) -> VolumeUUIDSource? {
+    switch volume.uuidSource {
+    case .fsIocGetFSUUID: return .fsUUIDIoctl
+    case .ext4Ioctl: return .ext4Ioctl
+    case .btrfsIoctl: return .btrfsIoctl
+    case .blkidProbe, .blkidCache: return .blkid
+    case .fsid: return .fsid
+    case .sourceAndType: return nil
+    }
+}
+
+func parseFSID(_ text: String) -> LinuxFSID? {
+    let parts = text.split(separator: ":")
+    guard parts.count == 2, let low = UInt32(parts[0], radix: 16), let high = UInt32(parts[1], radix: 16) else {
+        return nil
+    }
+    return LinuxFSID(low, high)
+}

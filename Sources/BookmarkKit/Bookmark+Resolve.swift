@@ -1,0 +1,303 @@
+import BookmarkFormat
+import FileIdentity
+import SecureFiles
+import SystemPackage
+
+extension Bookmark {
+    /// Finds the bookmarked object, in the documented order (Docs/RESOLUTION.md): volume by UUID,
+    /// path first (a replacement at the path wins over the old inode), relative to a given base,
+    /// file handle, outward search, cross-volume heuristic.
+    ///
+    /// - Parameters:
+    ///   - options: Search, budget, handles, mounting, heuristics, relative base, cancellation.
+    ///   - volumes: A volume directory to reuse across many resolutions.
+    /// - Returns: Where the object is and why we think so.
+    /// - Throws: ``BookmarkError``: `volumeNotMounted` (fast, with the attached device if any),
+    ///   `notFound` (never "stale"), `corruptData`, `cancelled`.
+    public func resolve(_ options: ResolutionOptions = ResolutionOptions(), volumes: VolumeDirectory? = nil)
+        throws(BookmarkError) -> Resolution
+    {
+        let recorded = try Recorded(record)
+        let directory: VolumeDirectory
+        do {
+            directory = try volumes ?? VolumeDirectory()
+        } catch {
+            throw BookmarkError(.fileSystem, "cannot read the mount table: \(error)", lastKnownPath: recorded.path)
+        }
+        var resolver = Resolver(recorded: recorded, options: options, directory: directory)
+        return try resolver.run()
+    }
+}
+
+/// One resolution's state.
+struct Resolver {
+    let recorded: Recorded
+    let options: ResolutionOptions
+    let directory: VolumeDirectory
+    var notes: [String] = []
+    var entriesSearched = 0
+
+    init(recorded: Recorded, options: ResolutionOptions, directory: VolumeDirectory) {
+        self.recorded = recorded
+        self.options = options
+        self.directory = directory
+    }
+
+    /// What the steps before the search concluded.
+    enum Outcome {
+        /// Found without a search.
+        case resolved(Resolution)
+        /// The search (and then the heuristic) must decide; `replacement` is the fallback. `deleted`:
+        /// the file handle said the inode is gone, so searching the volume is pointless.
+        case needsSearch(volume: Volume?, current: [UInt8], replacement: Found?, deleted: Bool)
+    }
+
+    mutating func run() throws(BookmarkError) -> Resolution {
+        switch try runUntilSearch() {
+        case .resolved(let resolution): return resolution
+        case .needsSearch(let volume, let current, let replacement, let deleted):
+            if !deleted, options.search, let volume, let found = try search(on: volume, from: current) {
+                return finish(found, volume: volume)
+            }
+            return try conclude(excluding: volume, replacement: replacement, deleted: deleted)
+        }
+    }
+
+    /// Everything up to the search: volume, path, replacement, relative, handle.
+    mutating func runUntilSearch() throws(BookmarkError) -> Outcome {
+        if options.cancellation?.isCancelled == true || Task.isCancelled {
+            throw error(.cancelled, "cancelled before it started")
+        }
+        let volume = try locateVolume()
+        let current = volume.map { recorded.rerooted(at: $0) } ?? recorded.path
+        var replacement: Found?
+
+        // 1. Path first.
+        if let (found, sameObject) = inspect(current) {
+            if sameObject { return .resolved(finish(found, volume: found.id.volume)) }
+            if looksLikeReplacement(found) { replacement = Found(path: found.path, id: found.id, matchedBy: .replacedAtPath) }
+        }
+        if let replacement, recorded.parentInode != nil {
+            return .resolved(finish(replacement, volume: replacement.id.volume))
+        }
+        // 2. Relative to the base given now.
+        if let found = relativeCandidate() { return .resolved(finish(found, volume: found.id.volume)) }
+        // 3. File handle.
+        if let volume {
+            switch handleCandidate(on: volume) {
+            case .found(let found): return .resolved(finish(found, volume: volume))
+            case .deleted:
+                return .needsSearch(volume: volume, current: current, replacement: replacement, deleted: true)
+            case .unavailable: break
+            }
+        }
+        return .needsSearch(volume: volume, current: current, replacement: replacement, deleted: false)
+    }
+
+    /// After the search found nothing: the replacement at the path, the cross-volume heuristic, or not found.
+    mutating func conclude(excluding volume: Volume?, replacement: Found?, deleted: Bool = false)
+        throws(BookmarkError) -> Resolution
+    {
+        if let replacement { return finish(replacement, volume: replacement.id.volume) }
+        if options.crossVolumeHeuristic, let found = try heuristicCandidate(excluding: volume) {
+            return finish(found, volume: found.id.volume)
+        }
+        if deleted {
+            throw error(.notFound, "the file was deleted from its volume (its file handle is stale)")
+        }
+        if volume == nil {
+            throw error(.notFound, "not at its path, and the volume has no persistent identity to search")
+        }
+        throw error(.notFound, options.search ? "not at its path, and not found by handle or search" : "not at its path (search disabled)")
+    }
+
+    // MARK: - Volume
+
+    /// The recorded volume as mounted now, or `nil` for path-only bookmarks.
+    mutating func locateVolume() throws(BookmarkError) -> Volume? {
+        guard let uuid = recorded.volumeUUID, !uuid.isEmpty else {
+            notes.append("the volume has no persistent identity (tmpfs or unknown): resolved by path only")
+            return nil
+        }
+        switch directory.locate(uuid: uuid, hint: recorded.volumePath) {
+        case .mounted(let volume): return volume
+        case .attachedNotMounted(let device, let verified):
+            if options.allowMounting {
+                if let volume = try mountThroughUDisks(device: device, uuid: uuid) { return volume }
+            }
+            var message = "volume \(recorded.volumeName ?? "?") (\(uuid)) is not mounted; block device \(device) carries it"
+            if !verified { message += " (per libblkid's cache; the device could not be read)" }
+            throw error(.volumeNotMounted, message, attachedDevice: device)
+        case .notMounted:
+            throw error(.volumeNotMounted, "volume \(recorded.volumeName ?? "?") (\(uuid)) is not mounted and no attached device carries it")
+        }
+    }
+
+    func mountThroughUDisks(device: String, uuid: String) throws(BookmarkError) -> Volume? {
+        guard let udisksctl = UDisks.executable() else {
+            throw error(.volumeNotMounted, "volume \(uuid) is attached as \(device) but not mounted, and udisksctl (UDisks2) is not installed, so it cannot be mounted", attachedDevice: device)
+        }
+        guard UDisks.mount(device: device, using: udisksctl) else {
+            throw error(.volumeNotMounted, "udisksctl could not mount \(device)", attachedDevice: device)
+        }
+        guard let fresh = try? VolumeDirectory(), case .mounted(let volume) = fresh.locate(uuid: uuid) else { return nil }
+        return volume
+    }
+
+    // MARK: - Path
+
+    /// The object at `path`, and whether it is the recorded one.
+    func inspect(_ path: [UInt8]) -> (Found, Bool)? {
+        guard let object = try? OwnedDescriptor.open(FilePath(bytes: path), options: [.pathOnly, .noFollow]),
+            let id = try? FileID.identify(object, volumes: directory)
+        else { return nil }
+        return (Found(path: path, id: id, matchedBy: .path), recorded.matches(id))
+    }
+
+    /// Another object of the same kind, in the recorded parent directory (when it was recorded).
+    func looksLikeReplacement(_ found: Found) -> Bool {
+        guard (found.id.kind == .directory) == recorded.isDirectory else { return false }
+        guard let parentInode = recorded.parentInode else { return true }
+        let parent = parentPath(found.path)
+        guard let status = try? FileStatus(path: FilePath(bytes: parent)) else { return false }
+        return status.inode == parentInode
+    }
+
+    // MARK: - Relative
+
+    func relativeCandidate() -> Found? {
+        guard let base = options.relativeTo, let down = recorded.relativeDirsDown,
+            down <= recorded.components.count
+        else { return nil }
+        let up = recorded.relativeDirsUp ?? 0
+        var components = splitComponents(pathBytes(base))
+        guard up <= components.count else { return nil }
+        components.removeLast(up)
+        components += recorded.components.suffix(down)
+        let candidate = joinComponents(components)
+        guard let (found, _) = inspect(candidate), (found.id.kind == .directory) == recorded.isDirectory else { return nil }
+        return Found(path: candidate, id: found.id, matchedBy: .relative)
+    }
+
+    // MARK: - Handle
+
+    enum HandleOutcome {
+        case found(Found)
+        case deleted
+        case unavailable
+    }
+
+    func handleCandidate(on volume: Volume) -> HandleOutcome {
+        guard options.useHandles, let handle = recorded.handle,
+            let mount = try? OwnedDescriptor.open(volume.mountPointPath, options: [.readOnly, .directory, .nonBlocking])
+        else { return .unavailable }
+        let opened: OwnedDescriptor
+        do {
+            opened = try handle.open(onMountOf: mount)
+        } catch {
+            return error.code == .stale ? .deleted : .unavailable
+        }
+        guard let id = try? FileID.identify(opened, on: volume), recorded.matches(id) else { return .unavailable }
+        // A file opened by handle after its dentry left the cache (after a remount, say) is
+        // "disconnected": /proc/self/fd then shows "/" instead of its path. Trust the path only when
+        // the object really is there; otherwise the file exists, and the search will find its path.
+        guard let path = try? opened.currentPath(), let (there, same) = inspect(pathBytes(path)), same,
+            there.id == id
+        else { return .unavailable }
+        return .found(Found(path: pathBytes(path), id: id, matchedBy: .handle))
+    }
+
+    // MARK: - Search
+
+    mutating func search(on volume: Volume, from current: [UInt8]) throws(BookmarkError) -> Found? {
+        guard recorded.inode != nil else { return nil }
+        let start = deepestDirectory(of: current, within: volume)
+        var search = OutwardSearch(
+            volume: volume, goal: SearchGoal(recorded: recorded, name: recorded.components.last ?? []),
+            budget: options.budget, cancellation: options.cancellation)
+        do {
+            let found = try search.run(from: start)
+            entriesSearched = search.entries
+            return found
+        } catch {
+            entriesSearched = search.entries
+            switch error {
+            case .cancelled: throw self.error(.cancelled, "cancelled after \(search.entries) entries")
+            case .exhausted:
+                throw self.error(
+                    .notFound, "the search ran out of its budget after \(search.entries) entries", searchExhausted: true)
+            }
+        }
+    }
+
+    /// The deepest existing directory on the recorded path, not above the mount point.
+    func deepestDirectory(of path: [UInt8], within volume: Volume) -> [UInt8] {
+        var candidate = parentPath(path)
+        while candidate.count > volume.mountPoint.count {
+            if let status = try? FileStatus(path: FilePath(bytes: candidate)), status.kind == .directory {
+                return candidate
+            }
+            candidate = parentPath(candidate)
+        }
+        return volume.mountPoint
+    }
+
+    // MARK: - Cross-volume heuristic
+
+    /// Searches the other mounted, persistent local volumes (whole-volume mounts) for an object with
+    /// the recorded name, size and modification time: what `mv` across volumes preserves.
+    mutating func heuristicCandidate(excluding volume: Volume?) throws(BookmarkError) -> Found? {
+        guard let fingerprint = recorded.fingerprint, let name = recorded.components.last else {
+            notes.append("the cross-volume heuristic needs the recorded size and modification time (not in minimal bookmarks)")
+            return nil
+        }
+        // Volumes other than the root file system first: moves usually go to removable and data volumes.
+        let candidates = directory.allVolumes().filter {
+            $0.isPersistent && $0.category == .local && $0.root == [UInt8(ascii: "/")] && $0.key != volume?.key
+        }.sorted { ($0.mountPoint == [UInt8(ascii: "/")] ? 1 : 0) < ($1.mountPoint == [UInt8(ascii: "/")] ? 1 : 0) }
+        for other in candidates {
+            var search = OutwardSearch(
+                volume: other, goal: SearchGoal(recorded: recorded, name: name, fingerprint: fingerprint),
+                budget: options.budget, cancellation: options.cancellation)
+            do {
+                let found = try search.run(from: other.mountPoint)
+                entriesSearched += search.entries
+                if let found { return found }
+            } catch {
+                entriesSearched += search.entries
+                if case .cancelled = error { throw self.error(.cancelled, "cancelled during the cross-volume search") }
+            }
+        }
+        return nil
+    }
+
+    // MARK: - Result
+
+    func finish(_ found: Found, volume: Volume) -> Resolution {
+        var changes = Set<Change>()
+        if found.path != recorded.path { changes.insert(.path) }
+        let name = splitComponents(found.path).last ?? []
+        if name != (recorded.components.last ?? []) { changes.insert(.name) }
+        if parentPath(found.path) != parentPath(recorded.path) { changes.insert(.parent) }
+        if found.matchedBy == .replacedAtPath { changes.insert(.fileIdentity) }
+        if let recordedPoint = recorded.volumePath, recordedPoint != volume.mountPoint { changes.insert(.volumeMountPoint) }
+        if let recordedName = recorded.volumeName, recordedName != currentVolumeName(volume) { changes.insert(.volumeName) }
+        return Resolution(
+            path: FilePath(bytes: found.path), matchedBy: found.matchedBy, changes: changes,
+            isInTrash: isTrashPath(found.path), volume: volume, fileID: found.id, entriesSearched: entriesSearched,
+            notes: notes)
+    }
+
+    func currentVolumeName(_ volume: Volume) -> String {
+        if let label = volume.label, !label.isEmpty { return label }
+        return splitComponents(volume.mountPoint).last.map { String(decoding: $0, as: UTF8.self) } ?? "/"
+    }
+
+    func error(
+        _ code: BookmarkError.Code, _ message: String, attachedDevice: String? = nil, searchExhausted: Bool = false
+    ) -> BookmarkError {
+        BookmarkError(
+            code, message, lastKnownPath: recorded.path, volumeName: recorded.volumeName, volumeUUID: recorded.volumeUUID,
+            attachedDevice: attachedDevice, searchExhausted: searchExhausted)
+    }
+}

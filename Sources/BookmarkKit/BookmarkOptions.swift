@@ -1,0 +1,82 @@
+import SystemPackage
+
+/// Options for creating bookmark data, with Apple's bit values (`NSURL.BookmarkCreationOptions`).
+public struct BookmarkCreationOptions: OptionSet, Sendable, Hashable {
+    /// The raw value, stored in the bookmark as `creationOptions` (`0xD010`).
+    public let rawValue: UInt32
+    /// Creates options from a raw value.
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// Less information: no per-component file IDs, no resource values, no user, no capacity.
+    public static let minimalBookmark = BookmarkCreationOptions(rawValue: 1 << 9)
+    /// What an alias file needs (Finder's aliases all have this).
+    public static let suitableForBookmarkFile = BookmarkCreationOptions(rawValue: 1 << 10)
+    /// A signed bookmark (security scope on Linux; see the signed-bookmark docs).
+    public static let withSecurityScope = BookmarkCreationOptions(rawValue: 1 << 11)
+    /// With ``withSecurityScope``: the scope grants read access only.
+    public static let securityScopeAllowOnlyReadAccess = BookmarkCreationOptions(rawValue: 1 << 12)
+    /// Apple's `withoutImplicitSecurityScope` (recorded only).
+    public static let withoutImplicitSecurityScope = BookmarkCreationOptions(rawValue: 1 << 29)
+}
+
+/// How far a search may go before giving up.
+public struct SearchBudget: Sendable, Hashable {
+    /// The longest a search may run.
+    public var time: Duration
+    /// The most directory entries a search may read.
+    public var entries: Int
+
+    /// Creates a budget.
+    public init(time: Duration = .seconds(2), entries: Int = 2_000_000) {
+        self.time = time
+        self.entries = entries
+    }
+
+    /// 2 s and 2,000,000 entries.
+    public static let `default` = SearchBudget()
+    /// No limit (a whole-volume search).
+    public static let unlimited = SearchBudget(time: .seconds(Int64.max / 2), entries: .max)
+}
+
+/// A flag another task can set to stop a resolution (also honoured: `Task.isCancelled`).
+public final class CancellationFlag: Sendable {
+    private let state = AtomicFlag()
+    /// Creates an unset flag.
+    public init() {}
+    /// Asks every resolution that watches this flag to stop.
+    public func cancel() { state.set() }
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { state.value }
+}
+
+/// How to resolve bookmark data.
+public struct ResolutionOptions: Sendable {
+    /// Whether to search the volume when the path and handle do not find the object (default on).
+    public var search: Bool
+    /// The search budget.
+    public var budget: SearchBudget
+    /// Whether to use file handles when the process may open them (default on).
+    public var useHandles: Bool
+    /// Whether an attached but unmounted volume may be mounted through UDisks2 (default off).
+    public var allowMounting: Bool
+    /// Whether to look for the object on other volumes by name, size and birth time (default off).
+    public var crossVolumeHeuristic: Bool
+    /// The directory a relative bookmark is resolved against now.
+    public var relativeTo: FilePath?
+    /// A flag to cancel the resolution from elsewhere.
+    public var cancellation: CancellationFlag?
+
+    /// Creates options; the defaults are the safe, non-blocking ones.
+    public init(
+        search: Bool = true, budget: SearchBudget = .default, useHandles: Bool = true, allowMounting: Bool = false,
+        crossVolumeHeuristic: Bool = false, relativeTo: FilePath? = nil, cancellation: CancellationFlag? = nil
+    ) {
+        self.search = search
+        self.budget = budget
+        self.useHandles = useHandles
+        self.allowMounting = allowMounting
+        self.crossVolumeHeuristic = crossVolumeHeuristic
+        self.relativeTo = relativeTo
+        self.cancellation = cancellation
+    }
+}

@@ -1,0 +1,306 @@
+import FileIdentity
+import SecureFiles
+import Synchronization
+import SystemPackage
+
+/// A file-reference URL: `file:///.file/id=<mount>.<inode>.<generation>` (a trailing `/` for
+/// directories) names a file or directory by identity, for as long as its volume stays mounted.
+///
+/// - `mount` is the kernel's 64-bit mount id (`statx` `STATX_MNT_ID_UNIQUE`, never reused within a
+///   boot; on kernels before 6.8 the reusable mountinfo id). A remount, an unmount or a reboot gives
+///   the volume a new mount id, so the reference then fails with `volumeNotMounted`: it never
+///   points at a wrong file.
+/// - `inode` and `generation` identify the object on that mount (the generation tells a reused inode
+///   number apart; it is left out where the file system has none, such as some FUSE file systems).
+///
+/// Like Apple's, these URLs are for the running system only: store bookmarks, not file-reference
+/// URLs. Unlike macOS, Linux has no unprivileged "inode to path" call, so resolution is: the
+/// process's last-known-path cache verified by identity (O(1)), then `open_by_handle_at` where the
+/// process may use it, then a bounded search of the volume (see Docs/RESOLUTION.md).
+public struct FileReferenceURL: Sendable, Hashable, CustomStringConvertible {
+    /// The path prefix that marks a file-reference URL (Apple's `FILE_ID_PREAMBLE`).
+    public static let pathPrefix = "/.file/id="
+    /// The URL prefix.
+    public static let prefix = "file://" + pathPrefix
+
+    /// The mount id (unique within a boot when ``mountIDIsUnique``).
+    public var mountID: UInt64
+    /// The inode number.
+    public var inode: UInt64
+    /// The inode generation, when the file system has one.
+    public var generation: UInt32?
+    /// Whether the object is a directory (the URL then ends in `/`).
+    public var isDirectory: Bool
+
+    /// Creates a reference from its parts.
+    public init(mountID: UInt64, inode: UInt64, generation: UInt32?, isDirectory: Bool) {
+        self.mountID = mountID
+        self.inode = inode
+        self.generation = generation
+        self.isDirectory = isDirectory
+    }
+
+    /// The URL string.
+    public var string: String {
+        var text = FileReferenceURL.prefix + "\(mountID).\(inode)"
+        if let generation { text += ".\(generation)" }
+        return isDirectory ? text + "/" : text
+    }
+
+    /// The URL string.
+    public var description: String { string }
+
+    /// Whether `string` has the form of a file-reference URL (`file:///.file/id=…`).
+    public static func isFileReferenceURL(_ string: String) -> Bool {
+        string.hasPrefix(prefix) || string.hasPrefix("file://localhost" + pathPrefix)
+    }
+
+    /// Parses a file-reference URL; `nil` when it is not one or is malformed.
+    public init?(string: String) {
+        var rest: Substring
+        if string.hasPrefix(FileReferenceURL.prefix) {
+            rest = string.dropFirst(FileReferenceURL.prefix.count)
+        } else if string.hasPrefix("file://localhost" + FileReferenceURL.pathPrefix) {
+            rest = string.dropFirst(("file://localhost" + FileReferenceURL.pathPrefix).count)
+        } else {
+            return nil
+        }
+        let directory = rest.hasSuffix("/")
+        if directory { rest = rest.dropLast() }
+        let parts = rest.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2 || parts.count == 3, let mount = UInt64(parts[0]), let inode = UInt64(parts[1]) else {
+            return nil
+        }
+        var generation: UInt32?
+        if parts.count == 3 {
+            guard let value = UInt32(parts[2]) else { return nil }
+            generation = value
+        }
+        self.init(mountID: mount, inode: inode, generation: generation, isDirectory: directory)
+    }
+
+    /// The file-reference URL of the existing file or directory at `path` (symlinks followed).
+    ///
+    /// - Throws: ``BookmarkError`` (`notFound`, `permissionDenied`, …).
+    public init(for path: FilePath) throws(BookmarkError) {
+        let lastKnown = pathBytes(path)
+        do {
+            let descriptor = try OwnedDescriptor.open(path, options: [.pathOnly])
+            defer { try? descriptor.close() }
+            let id = try FileID.identify(descriptor)
+            self.init(mountID: id.mountID, inode: id.inode, generation: id.generation, isDirectory: id.kind == .directory)
+            if let real = try descriptor.currentPath() {
+                FileReferenceCache.shared.remember(self, path: pathBytes(real), handle: id.handle?.bytes)
+            }
+        } catch let error as FileSystemError {
+            throw BookmarkError(error, lastKnownPath: lastKnown)
+        } catch {
+            throw BookmarkError(.fileSystem, String(describing: error), lastKnownPath: lastKnown)
+        }
+    }
+}
+
+/// How a file-reference URL was resolved.
+public struct FileReferenceResolution: Sendable, Hashable {
+    /// How the path was found.
+    public enum Method: String, Sendable, Hashable, Codable {
+        /// The process's last-known path, verified by identity.
+        case cache
+        /// `open_by_handle_at` (needs `CAP_DAC_READ_SEARCH`).
+        case handle
+        /// The bounded search of the volume.
+        case search
+    }
+
+    /// The current path.
+    public var path: FilePath
+    /// How it was found.
+    public var method: Method
+    /// Directory entries the search read (0 without a search).
+    public var entriesSearched: Int
+}
+
+extension FileReferenceURL {
+    /// The current path of the referenced object (Apple's `filePathURL`).
+    ///
+    /// - Parameters:
+    ///   - budget: The bound of the volume search, used only when the cache and the handle fail.
+    ///   - useHandles: Whether to try `open_by_handle_at`.
+    ///   - volumes: The mount table to use (read afresh when `nil`).
+    /// - Throws: ``BookmarkError``: `volumeNotMounted` when the mount the reference was made on is
+    ///   gone (unmounted, remounted, rebooted); `notFound` when the object was deleted (or lies
+    ///   beyond the search budget: ``BookmarkError/searchExhausted``).
+    public func resolve(budget: SearchBudget = .default, useHandles: Bool = true, volumes: VolumeDirectory? = nil)
+        throws(BookmarkError) -> FileReferenceResolution
+    {
+        if let path = FileReferenceCache.shared.verifiedPath(for: self) {
+            return FileReferenceResolution(path: FilePath(bytes: path), method: .cache, entriesSearched: 0)
+        }
+        let directory: VolumeDirectory
+        do {
+            directory = try volumes ?? VolumeDirectory()
+        } catch {
+            throw BookmarkError(.fileSystem, "cannot read the mount table: \(error)")
+        }
+        guard let (entry, root) = mount() else {
+            throw BookmarkError(
+                .volumeNotMounted,
+                "the mount \(mountID) this reference was made on is gone (unmounted, remounted or rebooted); "
+                    + "file-reference URLs do not outlive a mount: use a bookmark")
+        }
+        defer { try? root.close() }
+        let volume = directory.volume(of: entry, descriptor: root)
+        if useHandles, let found = openByHandle(root: root, volume: volume) {
+            return found
+        }
+        return try search(root: root, entry: entry, volume: volume, budget: budget)
+    }
+
+    /// The current path (`filePathURL`), or `nil` when it cannot be resolved.
+    public var filePath: FilePath? { try? resolve().path }
+
+    /// The mounted entry with this reference's mount id, and its root opened as a directory.
+    func mount() -> (MountEntry, OwnedDescriptor)? {
+        guard let table = try? MountTable.current() else { return nil }
+        for entry in table.entries where entry.category != .network && entry.category != .pseudo {
+            guard let root = try? OwnedDescriptor.open(entry.mountPointPath, options: [.readOnly, .directory, .nonBlocking])
+            else { continue }
+            if let status = try? root.status(), status.mountID == mountID,
+                status.mountIDIsUnique || Int32(truncatingIfNeeded: mountID) == entry.mountID
+            {
+                return (entry, root)
+            }
+            try? root.close()
+        }
+        return nil
+    }
+
+    /// Whether the open object is the referenced one.
+    func matches(_ descriptor: OwnedDescriptor, volume: Volume) -> Bool {
+        guard let id = try? FileID.identify(descriptor, on: volume) else { return false }
+        guard id.mountID == mountID, id.inode == inode, (id.kind == .directory) == isDirectory else { return false }
+        if let generation, let found = id.generation, found != generation { return false }
+        return true
+    }
+
+    /// `open_by_handle_at` with the `[ino32][gen32]` handle (type 1) that ext4 and XFS use for
+    /// 32-bit inode numbers; confirmed by identity. `nil` when not permitted or not applicable.
+    func openByHandle(root: OwnedDescriptor, volume: Volume) -> FileReferenceResolution? {
+        guard let generation, inode <= UInt64(UInt32.max), ["ext4", "ext3", "ext2", "xfs"].contains(volume.fsType)
+        else { return nil }
+        var bytes: [UInt8] = []
+        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: inode >> UInt64(shift))) }
+        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: generation >> UInt32(shift))) }
+        let handle = FileHandleData(type: 1, bytes: bytes, mountID: volume.mountID)
+        guard let opened = try? handle.open(onMountOf: root) else { return nil }
+        defer { try? opened.close() }
+        guard matches(opened, volume: volume), let path = try? opened.currentPath() else { return nil }
+        FileReferenceCache.shared.remember(self, path: pathBytes(path), handle: try? opened.fileHandle().bytes)
+        return FileReferenceResolution(path: path, method: .handle, entriesSearched: 0)
+    }
+
+    /// The bounded `d_ino` walk of the mount, confirmed by identity.
+    func search(root: OwnedDescriptor, entry: MountEntry, volume: Volume, budget: SearchBudget)
+        throws(BookmarkError) -> FileReferenceResolution
+    {
+        if let status = try? root.status(), status.inode == inode, isDirectory {
+            FileReferenceCache.shared.remember(self, path: entry.mountPoint, handle: nil)
+            return FileReferenceResolution(path: entry.mountPointPath, method: .search, entriesSearched: 0)
+        }
+        var walker = VolumeWalker(budget: budget, cancellation: nil)
+        var foundPath: [UInt8]?
+        let wanted = inode
+        let reference = self
+        let found: Bool
+        do {
+            found = try walker.walk(root, path: entry.mountPoint, interesting: { $0.inode == wanted }) {
+                hit, directory, directoryPath in
+                guard let opened = try? OwnedDescriptor.open(
+                    FilePath(bytes: hit.name), relativeTo: directory, options: [.pathOnly, .noFollow])
+                else { return false }
+                defer { try? opened.close() }
+                guard reference.matches(opened, volume: volume) else { return false }
+                foundPath = childPath(directoryPath, hit.name)
+                return true
+            }
+        } catch {
+            switch error {
+            case .exhausted:
+                throw BookmarkError(
+                    .notFound, "the search ran out of its budget after \(walker.entries) entries", searchExhausted: true)
+            case .cancelled:
+                throw BookmarkError(.cancelled, "cancelled")
+            }
+        }
+        guard found, let foundPath else {
+            throw BookmarkError(.notFound, "no object with inode \(inode) on the mount \(mountID): it was deleted")
+        }
+        FileReferenceCache.shared.remember(self, path: foundPath, handle: nil)
+        return FileReferenceResolution(path: FilePath(bytes: foundPath), method: .search, entriesSearched: walker.entries)
+    }
+}
+
+/// The process's last-known paths of file-reference URLs (bounded, least recently used evicted).
+///
+/// Paths, not descriptors: an open descriptor would keep the volume busy (no unmount) and the inode
+/// alive. A cached path is used only after the object at it is verified to be the referenced one
+/// (mount id, inode, generation or handle bytes), so a stale entry costs one `openat` + `statx`.
+final class FileReferenceCache: Sendable {
+    static let shared = FileReferenceCache(capacity: 1024)
+
+    struct Entry {
+        var path: [UInt8]
+        var handle: [UInt8]?
+        var stamp: UInt64
+    }
+
+    struct State {
+        var entries: [FileReferenceURL: Entry] = [:]
+        var clock: UInt64 = 0
+    }
+
+    let capacity: Int
+    private let state = Mutex(State())
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func remember(_ reference: FileReferenceURL, path: [UInt8], handle: [UInt8]?) {
+        state.withLock { state in
+            state.clock += 1
+            state.entries[reference] = Entry(path: path, handle: handle, stamp: state.clock)
+            if state.entries.count > capacity, let oldest = state.entries.min(by: { $0.value.stamp < $1.value.stamp }) {
+                state.entries[oldest.key] = nil
+            }
+        }
+    }
+
+    func forget(_ reference: FileReferenceURL) {
+        _ = state.withLock { $0.entries.removeValue(forKey: reference) }
+    }
+
+    /// The cached path when the object there is still the referenced one.
+    func verifiedPath(for reference: FileReferenceURL) -> [UInt8]? {
+        guard let entry = state.withLock({ $0.entries[reference] }) else { return nil }
+        guard let opened = try? OwnedDescriptor.open(FilePath(bytes: entry.path), options: [.pathOnly, .noFollow]),
+            let status = try? opened.status()
+        else {
+            forget(reference)
+            return nil
+        }
+        defer { try? opened.close() }
+        var same = status.mountID == reference.mountID && status.inode == reference.inode
+            && (status.kind == .directory) == reference.isDirectory
+        if same, let handle = entry.handle {
+            same = (try? opened.fileHandle().bytes) == handle
+        }
+        guard same else {
+            forget(reference)
+            return nil
+        }
+        state.withLock { state in
+            state.clock += 1
+            state.entries[reference]?.stamp = state.clock
+        }
+        return entry.path
+    }
+}

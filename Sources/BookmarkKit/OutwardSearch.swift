@@ -1,0 +1,110 @@
+import FileIdentity
+import SecureFiles
+import SystemPackage
+
+/// What a search looks for: the recorded object's inode (confirmed by identity) and its parent
+/// directory's inode (then the recorded name inside it is checked first); or, for the cross-volume
+/// heuristic, an entry with the recorded name whose size and modification time match.
+struct SearchGoal {
+    var recorded: Recorded
+    var name: [UInt8]
+    /// Set for the cross-volume heuristic: match by name, size and modification time instead of inode.
+    var fingerprint: Fingerprint?
+
+    struct Fingerprint {
+        var size: UInt64?
+        var modificationTime: Double
+    }
+
+    /// Whether a directory entry deserves a closer look (cheap: no system call).
+    func isInteresting(_ entry: DirectoryEntry) -> Bool {
+        if fingerprint != nil { return entry.name == name }
+        return entry.inode == recorded.inode || (entry.inode == recorded.parentInode && entry.kind != .regular)
+    }
+
+    /// Confirms an interesting entry: the object itself (identity), the recorded parent with the
+    /// name inside, or (heuristic) name, kind, size and modification time.
+    func confirm(_ entry: DirectoryEntry, in directory: OwnedDescriptor, at directoryPath: [UInt8], on volume: Volume)
+        -> Found?
+    {
+        let entryPath = childPath(directoryPath, entry.name)
+        func identify(_ name: [UInt8], in parent: OwnedDescriptor) -> FileID? {
+            guard let object = try? OwnedDescriptor.open(
+                FilePath(bytes: name), relativeTo: parent, options: [.pathOnly, .noFollow])
+            else { return nil }
+            return try? FileID.identify(object, on: volume)
+        }
+        if let fingerprint {
+            guard let id = identify(entry.name, in: directory), (id.kind == .directory) == recorded.isDirectory,
+                fingerprint.size.map({ $0 == id.size }) ?? true,
+                abs(id.modificationTime.timeIntervalSince1970 - fingerprint.modificationTime) < 0.001
+            else { return nil }
+            return Found(path: entryPath, id: id, matchedBy: .heuristic)
+        }
+        if entry.inode == recorded.inode, let id = identify(entry.name, in: directory), recorded.matches(id) {
+            return Found(path: entryPath, id: id, matchedBy: .search)
+        }
+        if entry.inode == recorded.parentInode, let parent = try? directory.openChildDirectory(entry.name, sameMount: true),
+            let id = identify(name, in: parent), recorded.matches(id)
+        {
+            return Found(path: childPath(entryPath, name), id: id, matchedBy: .parent)
+        }
+        return nil
+    }
+}
+
+/// A found object.
+struct Found {
+    var path: [UInt8]
+    var id: FileID
+    var matchedBy: MatchKind
+}
+
+/// Searches one volume outward from a starting directory: the start's subtree, then the parent's
+/// other entries, and so on up to the mount point.
+struct OutwardSearch {
+    let volume: Volume
+    let goal: SearchGoal
+    var walker: VolumeWalker
+    var entries: Int { walker.entries }
+
+    init(volume: Volume, goal: SearchGoal, budget: SearchBudget, cancellation: CancellationFlag?) {
+        self.volume = volume
+        self.goal = goal
+        walker = VolumeWalker(budget: budget, cancellation: cancellation)
+    }
+
+    /// Searches outward from `start` (an absolute path on the volume).
+    mutating func run(from start: [UInt8]) throws(VolumeWalker.Stop) -> Found? {
+        var current = start
+        var skip: UInt64?
+        while true {
+            if let directory = try? OwnedDescriptor.open(
+                FilePath(bytes: current), options: [.readOnly, .directory, .nonBlocking])
+            {
+                var found: Found?
+                let goal = self.goal
+                let volume = self.volume
+                _ = try walker.walk(
+                    directory, path: current, skipping: skip, interesting: goal.isInteresting,
+                    examine: { entry, parent, path in
+                        found = goal.confirm(entry, in: parent, at: path, on: volume)
+                        return found != nil
+                    })
+                if let found { return found }
+                skip = (try? directory.status())?.inode
+            }
+            if current == volume.mountPoint || current.count <= 1 { return nil }
+            current = parentPath(current)
+            if current.count < volume.mountPoint.count { return nil }
+        }
+    }
+}
+
+/// The parent of an absolute path (`/` for `/x`).
+func parentPath(_ path: [UInt8]) -> [UInt8] {
+    var components = splitComponents(path)
+    guard !components.isEmpty else { return [UInt8(ascii: "/")] }
+    components.removeLast()
+    return joinComponents(components)
+}

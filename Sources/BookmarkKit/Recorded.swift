@@ -1,0 +1,76 @@
+import BookmarkFormat
+import FileIdentity
+import SecureFiles
+import SystemPackage
+
+/// What a bookmark recorded about its object, in the form resolution compares against.
+struct Recorded: Sendable {
+    var path: [UInt8]
+    var components: [[UInt8]]
+    var fileIDs: [UInt64?]
+    var inode: UInt64?
+    var generation: UInt64?
+    var birthTime: Timestamp?
+    var subvolume: UInt64?
+    var handle: FileHandleData?
+    var isDirectory: Bool
+    var volumeUUID: String?
+    var volumeName: String?
+    var volumePath: [UInt8]?
+    var mountRelativePath: [UInt8]?
+    var relativeDirsUp: Int?
+    var relativeDirsDown: Int?
+    /// Size and modification time, from the stored resource values (for the cross-volume heuristic).
+    var fingerprint: SearchGoal.Fingerprint?
+
+    init(_ record: BookmarkRecord) throws(BookmarkError) {
+        guard let components = record.pathComponents else {
+            throw BookmarkError(.corruptData, "the bookmark has no path components (key 0x1004)")
+        }
+        self.components = components.map(\.bytes)
+        path = joinComponents(self.components)
+        fileIDs = (record.fileIDs ?? []).map { $0.map { UInt64(bitPattern: $0) } }
+        inode = record.fileID.map { UInt64(bitPattern: $0) } ?? fileIDs.last.flatMap { $0 }
+        let linux = record.linux
+        generation = linux.generation
+        birthTime = linux.birthTime.map { Timestamp(seconds: $0.seconds, nanoseconds: $0.nanoseconds) }
+        subvolume = linux.subvolumeID
+        if let type = linux.handleType, let bytes = linux.handle {
+            handle = FileHandleData(type: type, bytes: bytes, mountID: 0)
+        }
+        isDirectory = record.resourceProperties?.contains(BookmarkPropertyFlags.isDirectory) ?? false
+        let volume = record.volume
+        volumeUUID = volume.uuid
+        volumeName = volume.name?.string
+        volumePath = volume.path?.bytes
+        mountRelativePath = linux.mountRelativePath?.bytes
+        relativeDirsUp = record.relativeDirsUp.map { Int(clamping: $0) }
+        relativeDirsDown = record.relativeDirsDown.map { Int(clamping: $0) }
+        if let modified = record[ResourceKey.contentModificationDate.bookmarkKey]?.dateValue {
+            let size = record[ResourceKey.fileSize.bookmarkKey]?.integerValue.map { UInt64(clamping: $0) }
+            fingerprint = SearchGoal.Fingerprint(size: size, modificationTime: modified.unixSeconds)
+        }
+    }
+
+    /// The recorded parent directory's inode, when recorded.
+    var parentInode: UInt64? { fileIDs.count >= 2 ? fileIDs[fileIDs.count - 2] : nil }
+
+    /// Whether `id` is the recorded object: same inode and subvolume; generation and birth time
+    /// equal wherever both sides know them. Never `(dev, ino)` alone when more is known.
+    func matches(_ id: FileID) -> Bool {
+        guard let inode, id.inode == inode else { return false }
+        if let subvolume, let other = id.subvolume, subvolume != other { return false }
+        if let generation, let other = id.generation, generation != UInt64(other) { return false }
+        if let birthTime, let other = id.birthTime, birthTime != other { return false }
+        return true
+    }
+
+    /// The path the object would have now if it had not moved on its volume: the mount-relative
+    /// path under the volume's current mount point.
+    func rerooted(at volume: Volume) -> [UInt8] {
+        guard let relative = mountRelativePath else { return path }
+        let point = volume.mountPoint
+        if point == [UInt8(ascii: "/")] { return relative }
+        return relative == [UInt8(ascii: "/")] ? point : point + relative
+    }
+}

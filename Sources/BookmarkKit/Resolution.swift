@@ -1,0 +1,78 @@
+import FileIdentity
+import SecureFiles
+import SystemPackage
+
+/// How a resolution found its object. See Docs/RESOLUTION.md for the order of attempts.
+public enum MatchKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The recorded path (re-rooted at the volume's mount point) holds the recorded object.
+    case path
+    /// Another object of the same kind now sits at the recorded path: an atomic save or a
+    /// delete-and-recreate. Always stale.
+    case replacedAtPath
+    /// The recorded parent directory was found elsewhere (renamed or moved) with the name inside.
+    case parent
+    /// `open_by_handle_at` found the object (needs `CAP_DAC_READ_SEARCH`).
+    case handle
+    /// The outward search found the object's inode, confirmed by generation and birth time.
+    case search
+    /// The recorded path relative to the bookmark's base, under the base given now.
+    case relative
+    /// Name, size and birth time matched on another volume (opt-in).
+    case heuristic
+}
+
+/// Something recorded in a bookmark that differs from what resolution found.
+public enum Change: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+    /// The full path differs.
+    case path
+    /// The last component differs.
+    case name
+    /// The parent directory's path differs.
+    case parent
+    /// A different object (new inode or generation) stands where the recorded one stood.
+    case fileIdentity
+    /// The volume is mounted somewhere else.
+    case volumeMountPoint
+    /// The volume's name (label) differs.
+    case volumeName
+
+    /// Declaration order.
+    public static func < (lhs: Change, rhs: Change) -> Bool {
+        allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0
+    }
+}
+
+/// The result of resolving a bookmark: where the object is, and why we think so.
+public struct Resolution: Sendable {
+    /// Where the object is now.
+    public var path: FilePath
+    /// How it was found.
+    public var matchedBy: MatchKind
+    /// What differs from the recording; empty when nothing does.
+    public var changes: Set<Change>
+    /// Resolved, but something recorded differs. Create a new bookmark from ``path``.
+    public var isStale: Bool { !changes.isEmpty }
+    /// Whether the object is inside a Trash directory.
+    public var isInTrash: Bool
+    /// The volume as mounted now.
+    public var volume: Volume
+    /// The object's identity now.
+    public var fileID: FileID
+    /// Directory entries read by the search (0 when no search ran).
+    public var entriesSearched: Int
+    /// Notes about the resolution (such as "volume has no persistent identity: path only").
+    public var notes: [String]
+}
+
+/// Whether a path lies inside a freedesktop.org Trash (`…/Trash/files/…`, `.Trash-UID/files/…`,
+/// `.Trash/UID/files/…`).
+public func isTrashPath(_ bytes: [UInt8]) -> Bool {
+    let components = bytes.split(separator: UInt8(ascii: "/")).map { Array($0) }
+    guard components.count >= 2 else { return false }
+    for index in 0..<(components.count - 1) where components[index + 1] == Array("files".utf8) {
+        let name = components[index]
+        if name == Array("Trash".utf8) || name.starts(with: Array(".Trash-".utf8)) { return true }
+        if index > 0, components[index - 1] == Array(".Trash".utf8) { return true }
+    }
+    return false
+}

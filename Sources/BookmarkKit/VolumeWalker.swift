@@ -1,0 +1,86 @@
+import FileIdentity
+import SecureFiles
+import SystemPackage
+
+/// Walks directory trees on one volume with `getdents64` (no `stat` per entry), depth first,
+/// never following symlinks, never leaving the mount, skipping unreadable directories, within a
+/// budget and until cancelled. The caller says which entries are interesting (cheap, per entry)
+/// and examines those (after each directory is read).
+struct VolumeWalker {
+    let budget: SearchBudget
+    let cancellation: CancellationFlag?
+    private(set) var entries = 0
+    private let deadline: ContinuousClock.Instant
+
+    enum Stop: Error {
+        case exhausted
+        case cancelled
+    }
+
+    init(budget: SearchBudget, cancellation: CancellationFlag?) {
+        self.budget = budget
+        self.cancellation = cancellation
+        deadline = ContinuousClock.now.advanced(by: min(budget.time, .seconds(86_400 * 365)))
+    }
+
+    private struct Pending {
+        var parent: OwnedDescriptor
+        var name: [UInt8]
+        var path: [UInt8]
+    }
+
+    /// Walks `root`'s subtree (`path` is its absolute path), leaving out the child directory of
+    /// `root` whose inode is `skip`. `examine` returns `true` to stop the walk.
+    mutating func walk(
+        _ root: OwnedDescriptor, path: [UInt8], skipping skip: UInt64? = nil,
+        interesting: (DirectoryEntry) -> Bool,
+        examine: (DirectoryEntry, OwnedDescriptor, [UInt8]) -> Bool
+    ) throws(Stop) -> Bool {
+        var pending: [Pending] = []
+        var next: (OwnedDescriptor, [UInt8])? = (root, path)
+        while true {
+            if next == nil {
+                guard let item = pending.popLast() else { return false }
+                if let opened = try? item.parent.openChildDirectory(item.name, sameMount: true) {
+                    next = (opened, item.path)
+                }
+                continue
+            }
+            guard let (directory, directoryPath) = next else { continue }
+            next = nil
+            var hits: [DirectoryEntry] = []
+            var children: [DirectoryEntry] = []
+            var stop: Stop?
+            var seen = entries
+            let isRoot = directoryPath == path
+            let limit = budget.entries
+            let deadline = self.deadline
+            let cancellation = self.cancellation
+            try? directory.forEachDirectoryEntry { entry in
+                seen += 1
+                if interesting(entry) { hits.append(entry) }
+                if (entry.kind == .directory || entry.kind == .unknown) && !(isRoot && entry.inode == skip) {
+                    children.append(entry)
+                }
+                if seen & 1023 == 0 {
+                    if seen >= limit || ContinuousClock.now >= deadline { stop = .exhausted }
+                    if cancellation?.isCancelled == true || Task.isCancelled { stop = .cancelled }
+                }
+                return stop == nil
+            }
+            entries = seen
+            if let stop { throw stop }
+            for hit in hits where examine(hit, directory, directoryPath) { return true }
+            if entries >= limit { throw .exhausted }
+            let base = directoryPath == [UInt8(ascii: "/")] ? [] : directoryPath
+            for child in children.reversed() {
+                pending.append(Pending(parent: directory, name: child.name, path: base + [UInt8(ascii: "/")] + child.name))
+            }
+        }
+    }
+}
+
+/// The path of `name` inside the directory at `directoryPath`.
+func childPath(_ directoryPath: [UInt8], _ name: [UInt8]) -> [UInt8] {
+    (directoryPath == [UInt8(ascii: "/")] ? [] : directoryPath) + [UInt8(ascii: "/")] + name
+}

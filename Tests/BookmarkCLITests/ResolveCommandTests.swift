@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import VolumeFixtures
+
+/// `bookmark make / resolve / values`, run as a script would, with every exit code of the table.
+@Suite("bookmark make / resolve / values", .serialized, .enabled(if: VolumeSupport.isAvailable))
+struct ResolveCommandTests {
+    typealias Object = [String: Any]
+
+    func json(_ result: CommandResult) throws -> Object {
+        try #require(try BookmarkTool.json(result) as? Object, "stdout: \(result.stdout) stderr: \(result.stderr)")
+    }
+
+    @Test("make prints base64 or writes raw bytes; resolve reads both, and stdin; stale exits 0, or 10 with --strict")
+    func makeAndResolve() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let file = volume.path("notes.txt")
+            try Data("n".utf8).write(to: URL(fileURLWithPath: file))
+            let printed = try BookmarkTool.run(["make", file])
+            #expect(printed.status == 0)
+            let base64 = printed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(Data(base64Encoded: base64)?.prefix(4) == Data("book".utf8))
+            let raw = volume.path("notes.bookmark")
+            #expect(try BookmarkTool.run(["make", file, "-o", raw]).status == 0)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: raw)).prefix(4) == Data("book".utf8))
+
+            let fresh = try json(BookmarkTool.run(["resolve", raw, "--json"]))
+            #expect(fresh["path"] as? String == file)
+            #expect(fresh["stale"] as? Bool == false)
+            #expect(fresh["matchedBy"] as? String == "path")
+            let volumeInfo = try #require(fresh["volume"] as? Object)
+            #expect(volumeInfo["uuid"] as? String == volume.uuid)
+            #expect(volumeInfo["mountPoint"] as? String == volume.mountPoint?.path)
+
+            try FileManager.default.moveItem(atPath: file, toPath: volume.path("renamed.txt"))
+            let viaStdin = try BookmarkTool.run(["resolve", "-"], input: Data(base64.utf8))
+            #expect(viaStdin.status == 0)
+            #expect(viaStdin.stdout == volume.path("renamed.txt") + "\n")
+            let stale = try json(BookmarkTool.run(["resolve", raw, "--json"]))
+            #expect(stale["stale"] as? Bool == true)
+            #expect((stale["changes"] as? [String])?.contains("name") == true)
+            #expect(try BookmarkTool.run(["resolve", raw, "--strict"]).status == 10)
+            #expect(try BookmarkTool.run(["resolve", raw, "--no-search", "--json"]).status == 0, "root opens the handle")
+        }
+    }
+
+    @Test("--refresh rewrites a stale file atomically, keeping keys it does not know")
+    func refresh() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let file = volume.path("a.txt")
+            try Data("a".utf8).write(to: URL(fileURLWithPath: file))
+            let raw = volume.path("a.bookmark")
+            #expect(try BookmarkTool.run(["make", file, "-o", raw]).status == 0)
+            // An extra key an app stored: a string-keyed value this tool does not know.
+            let extra = try insertStringKey(into: Data(contentsOf: URL(fileURLWithPath: raw)), key: "com.example.note", value: "keep me")
+            try extra.write(to: URL(fileURLWithPath: raw))
+            try FileManager.default.moveItem(atPath: file, toPath: volume.path("b.txt"))
+            let refreshed = try json(BookmarkTool.run(["resolve", raw, "--refresh", "--json"]))
+            #expect(refreshed["refreshed"] as? Bool == true)
+            let after = try json(BookmarkTool.run(["resolve", raw, "--json"]))
+            #expect(after["stale"] as? Bool == false)
+            #expect(after["path"] as? String == volume.path("b.txt"))
+            let inspected = try BookmarkTool.run(["inspect", raw])
+            #expect(inspected.stdout.contains("com.example.note"))
+            #expect(inspected.stdout.contains("keep me"))
+        }
+    }
+
+    @Test("exit 3 not found, 4 volume not mounted (with values still readable offline), 5 corrupt, 64 usage")
+    func exitCodes() throws {
+        try LoopVolume.withVolume(.ext4, label: "offline") { volume in
+            let file = volume.path("gone.txt")
+            try Data("g".utf8).write(to: URL(fileURLWithPath: file))
+            let raw = volume.directory.appendingPathComponent("gone.bookmark").path
+            #expect(try BookmarkTool.run(["make", file, "-o", raw]).status == 0)
+            try FileManager.default.removeItem(atPath: file)
+            let missing = try BookmarkTool.run(["resolve", raw])
+            #expect(missing.status == 3)
+            #expect(missing.stderr.contains("gone.txt"))
+
+            try volume.unmount()
+            let unmounted = try BookmarkTool.run(["resolve", raw, "--json"])
+            #expect(unmounted.status == 4)
+            let failure = try json(unmounted)
+            #expect(failure["error"] as? String == "volumeNotMounted")
+            #expect(failure["volumeName"] as? String == "offline")
+            #expect(failure["lastKnownPath"] as? String == file)
+
+            let values = try json(BookmarkTool.run(["values", raw, "--json"]))
+            #expect(values["path"] as? String == file)
+            #expect(values["volumeName"] as? String == "offline")
+            #expect(values["volumeUUID"] as? String == volume.uuid.uppercased())
+        }
+        let garbage = "/var/tmp/swift-bookmarks-garbage-\(getpid())"
+        try Data("book-not-really".utf8).write(to: URL(fileURLWithPath: garbage))
+        defer { try? FileManager.default.removeItem(atPath: garbage) }
+        let corrupt = try BookmarkTool.run(["resolve", garbage])
+        #expect(corrupt.status == 5)
+        #expect(corrupt.stderr.contains(garbage))
+        #expect(try BookmarkTool.run(["resolve"]).status == 64)
+        #expect(try BookmarkTool.run(["resolve", "-", "--refresh"]).status == 64)
+        #expect(try BookmarkTool.run(["make", "/nonexistent/x"]).status == 3)
+        let help = try BookmarkTool.run(["resolve", "--help"])
+        #expect(help.stdout.contains("10  resolved but stale (--strict)"))
+    }
+}
+
+/// Adds a string-keyed value to bookmark data, as another app might.
+func insertStringKey(into data: Data, key: String, value: String) throws -> Data {
+    try addingStringKey(data, key: key, value: value)
+}

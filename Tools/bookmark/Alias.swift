@@ -1,0 +1,54 @@
+import ArgumentParser
+import BookmarkKit
+import SecureFiles
+import SystemPackage
+
+extension BookmarkCommand {
+    /// `bookmark alias TARGET ALIASFILE`: write a Finder alias file.
+    struct Alias: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a Finder alias file (Apple's layout) that refers to TARGET.",
+            discussion: """
+                The alias holds bookmark data made with suitableForBookmarkFile after a 56-byte header, \
+                and the user.com.apple.FinderInfo attribute marks it as an alias (where the file system \
+                refuses extended attributes, the file is still an alias by its content). ALIASFILE is \
+                replaced atomically; a symlink there is refused. Resolve it with `bookmark resolve`.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The file or directory the alias refers to.")
+        var target: String
+
+        @Argument(help: "The alias file to write.")
+        var aliasFile: String
+
+        func run() throws {
+            let bookmark: Bookmark
+            let write: AliasFileWrite
+            do {
+                bookmark = try Bookmark.create(for: FilePath(target), options: [.suitableForBookmarkFile])
+                write = try bookmark.writeAliasFile(to: FilePath(aliasFile))
+            } catch {
+                throw Output.fail(error, path: error.lastKnownPath.map(escapedPath) ?? target).exitCode
+            }
+            if !write.finderInfoWritten {
+                Output.error("\(aliasFile): the file system refused the FinderInfo attribute; the alias is valid by content only")
+            }
+            if global.json {
+                try Output.json(AliasJSON(
+                    target: bookmark.path.map(escapedPath) ?? target, alias: aliasFile, size: write.size,
+                    finderInfo: write.finderInfoWritten))
+            } else {
+                Output.line(aliasFile)
+            }
+        }
+    }
+}
+
+struct AliasJSON: Encodable {
+    var target: String
+    var alias: String
+    var size: Int
+    var finderInfo: Bool
+}

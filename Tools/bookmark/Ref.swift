@@ -1,0 +1,82 @@
+import ArgumentParser
+import BookmarkKit
+import SecureFiles
+import SystemPackage
+
+extension BookmarkCommand {
+    /// `bookmark ref PATH` / `bookmark ref --resolve URL`: file-reference URLs.
+    struct Ref: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the file-reference URL of PATH, or (--resolve) the current path of a URL.",
+            discussion: """
+                A file-reference URL (file:///.file/id=MOUNT.INODE.GENERATION, a trailing / for \
+                directories) names an object by identity while its volume stays mounted: it follows \
+                renames and moves within the volume, and fails (exit 4) after an unmount, remount or \
+                reboot, or (exit 3) when the object was deleted. Store bookmarks, not these.
+
+                """ + ExitStatus.helpTable)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Treat the argument as a file-reference URL and print its current path.")
+        var resolve = false
+
+        @Option(name: .customLong("budget-ms"), help: "Search time budget in milliseconds (default 2000).")
+        var budgetMilliseconds: Int?
+
+        @Argument(help: "A path, or with --resolve a file-reference URL.")
+        var argument: String
+
+        func run() throws {
+            if !resolve {
+                let reference: FileReferenceURL
+                do {
+                    reference = try FileReferenceURL(for: FilePath(argument))
+                } catch {
+                    throw Output.fail(error, path: argument).exitCode
+                }
+                if global.json {
+                    try Output.json(RefJSON(
+                        url: reference.string, path: argument, mountID: reference.mountID, inode: reference.inode,
+                        generation: reference.generation, directory: reference.isDirectory, method: nil,
+                        entriesSearched: nil))
+                } else {
+                    Output.line(reference.string)
+                }
+                return
+            }
+            guard let reference = FileReferenceURL(string: argument) else {
+                Output.error("\(argument): not a file-reference URL (file:///.file/id=MOUNT.INODE[.GENERATION])")
+                throw ExitStatus.usage.exitCode
+            }
+            var budget = SearchBudget.default
+            if let budgetMilliseconds { budget.time = .milliseconds(max(0, budgetMilliseconds)) }
+            let found: FileReferenceResolution
+            do {
+                found = try reference.resolve(budget: budget)
+            } catch {
+                if global.json { try? Output.json(ResolveFailureJSON(error)) }
+                throw Output.fail(error, path: argument).exitCode
+            }
+            if global.json {
+                try Output.json(RefJSON(
+                    url: reference.string, path: escapedPath(pathBytes(found.path)), mountID: reference.mountID,
+                    inode: reference.inode, generation: reference.generation, directory: reference.isDirectory,
+                    method: found.method.rawValue, entriesSearched: found.entriesSearched))
+            } else {
+                Output.line(escapedPath(pathBytes(found.path)))
+            }
+        }
+    }
+}
+
+struct RefJSON: Encodable {
+    var url: String
+    var path: String
+    var mountID: UInt64
+    var inode: UInt64
+    var generation: UInt32?
+    var directory: Bool
+    var method: String?
+    var entriesSearched: Int?
+}
