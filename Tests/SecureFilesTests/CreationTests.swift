@@ -88,6 +88,34 @@ struct CreationTests {
         }
     }
 
+    @Test("as uid 65534 (setpriv) the modes are exact too, and the files are owned by that user")
+    func modesUnprivileged() throws {
+        guard Unprivileged.isAvailable else {
+            print("note: skipping the unprivileged creation rerun: not root or no setpriv")
+            return
+        }
+        let probe = try #require(ProbeTool.path)
+        try LoopVolume.withVolume(.ext4) { volume in
+            let base = volume.path("nobody")
+            try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+            #expect(chown(base, UInt32(Unprivileged.uid), UInt32(Unprivileged.uid)) == 0)
+            let result = try Unprivileged.run(["sh", "-c", "cd '\(base)' && umask 027 && exec '\(probe)' modes"])
+            #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+            let lines = result.stdout.split(separator: "\n").filter { !$0.hasPrefix("umask") }
+            #expect(lines.count == 14)
+            for line in lines {
+                let fields = line.split(separator: " ")
+                #expect(fields.count == 3 && fields[1] == fields[2], "\(line)")
+            }
+            var info = stat()
+            #expect(lstat(base + "/file-644", &info) == 0 && info.st_uid == UInt32(Unprivileged.uid))
+            #expect(UInt32(info.st_mode) & 0o7777 == 0o644)
+            // And it cannot create where it may not write: a typed error, not a crash.
+            let denied = try Unprivileged.run(["sh", "-c", "cd '\(volume.path(""))' && exec '\(probe)' modes"])
+            #expect(denied.status == 1 && denied.stdout.contains("Permission denied"), "\(denied.stdout)")
+        }
+    }
+
     @Test("umask is read from /proc/self/status without changing it")
     func readsUmask() throws {
         let current = umask(0o022)
