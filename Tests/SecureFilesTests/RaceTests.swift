@@ -13,7 +13,7 @@ import VolumeFixtures
 /// harness can see an escape. Counts are printed for the report.
 @Suite("Rename-exchange races", .serialized, .enabled(if: VolumeSupport.isAvailable))
 struct RaceTests {
-    static let iterations = 4000
+    static let iterations = 3000
     static let outsideMarker = Array("OUTSIDE".utf8)
 
     /// Swaps two entries (each given as directory fd + name) in a loop until stopped.
@@ -117,6 +117,8 @@ struct RaceTests {
         try TreeFixture.makeFile(root + "/a/b/c/d", Array("file".utf8), contents: Array("inside".utf8))
         try TreeFixture.makeFile(outside + "/c/d", Array("file".utf8), contents: Self.outsideMarker)
         _ = symlink("../../outside", root + "/a/outside-link")
+        try TreeFixture.makeFile(root + "/a", Array("file-b".utf8), contents: Array("a file".utf8))
+        _ = symlink("../../../outside/c", root + "/a/c-link")
         try FileManager.default.createDirectory(atPath: root + "/dir", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: outside + "/dir/victim", withIntermediateDirectories: true)
         try TreeFixture.makeFile(outside + "/dir/victim", Array("sentinel".utf8), contents: Self.outsideMarker)
@@ -152,8 +154,13 @@ struct RaceTests {
                 ("etc-target <-> etc-attack-rel-link", rootPath, "etc-target", rootPath, "etc-attack-rel-link"),
                 ("etc-target <-> etc-attack-abs-link", rootPath, "etc-target", rootPath, "etc-attack-abs-link"),
                 ("a/b <-> a/outside-link", rootPath + "/a", "b", rootPath + "/a", "outside-link"),
+                ("a/b <-> a/file-b (a directory becomes a file)", rootPath + "/a", "b", rootPath + "/a", "file-b"),
+                ("a/b/c <-> a/c-link, ..-heavy path", rootPath + "/a/b", "c", rootPath + "/a", "c-link"),
             ]
-            let reads = ["etc-target/passwd", "etc-target/passwd", "a/b/c/d/file"]
+            let reads = [
+                "etc-target/passwd", "etc-target/passwd", "a/b/c/d/file", "a/b/c/d/file",
+                "a/b/../b/../b/c/d/../d/../d/file",
+            ]
             var totalEscapes = 0
             for (index, (label, dir1, name1, dir2, name2)) in scenarios.enumerated() {
                 for backend in [ResolverBackend.automatic, .walker] {
