@@ -94,11 +94,13 @@ extension Sys {
     // write, fsync, fchmod, unlinkat and mkdirat live in Syscalls.swift (with modes and identities
     // for the audit log); these two keep the shapes the publishing helpers use.
 
-    /// renameat(2), recorded as `renameat2` with no flags.
+    /// renameat(2).
     static func renameat(_ fromFD: CInt, _ from: UnsafePointer<CChar>, _ toFD: CInt, _ to: UnsafePointer<CChar>)
         -> Result<CInt, Errno>
     {
-        renameat2(fromFD, from, toFD, to, 0)
+        throughSeam("renameat", descriptor: fromFD, path: from, secondDescriptor: toFD, secondPath: to) {
+            Glibc.renameat(fromFD, from, toFD, to)
+        }
     }
 
     /// linkat(2) without following symlinks.
