@@ -27,6 +27,7 @@ struct PathWalker {
     /// How many times a step is retried when the entry changes between two opens.
     static let maxRaceRetries = 16
     static let procSuperMagic: Int64 = 0x9fa0
+    static let stNoSymFollow: Int64 = 0x2000
 
     let root: CInt
     let policy: ResolutionPolicy
@@ -98,8 +99,10 @@ struct PathWalker {
                     throw Failure(syscall: "openat", errno: .tooManySymbolicLinkLevels)
                 }
                 if policy.refusesSymlinks { throw Failure(syscall: "openat", errno: .tooManySymbolicLinkLevels) }
-                if try isMagicLink(step) {
-                    throw Failure(syscall: "openat", errno: .tooManySymbolicLinkLevels, violation: .magicLink)
+                switch try linkMount(step) {
+                case .magic: throw Failure(syscall: "openat", errno: .tooManySymbolicLinkLevels, violation: .magicLink)
+                case .noSymlinkFollowing: throw Failure(syscall: "openat", errno: .tooManySymbolicLinkLevels)
+                case .plain: break
                 }
                 symlinks += 1
                 if symlinks > Self.maxSymlinks { throw Failure(syscall: "openat", errno: .tooManySymbolicLinkLevels) }
@@ -207,17 +210,25 @@ struct PathWalker {
         }
     }
 
-    /// A symlink on procfs below the top level (`/proc/<pid>/exe`, `fd/N`, `root`, `ns/*`…) is a
+    enum LinkMount {
+        case plain, magic, noSymlinkFollowing
+    }
+
+    /// What the mount a symlink lives on says about following it, as the kernel decides:
+    /// a mount with `nosymfollow` (`ST_NOSYMFOLLOW`) refuses every symlink on it (`ELOOP`); a
+    /// symlink on procfs below the top level (`/proc/<pid>/exe`, `fd/N`, `root`, `ns/*`…) is a
     /// magic link; `/proc/self`, `/proc/thread-self`, `/proc/mounts` and `/proc/net` are plain.
-    private func isMagicLink(_ link: OwnedDescriptor) throws(Failure) -> Bool {
-        guard let fd = link.rawValue else { return false }
+    private func linkMount(_ link: OwnedDescriptor) throws(Failure) -> LinkMount {
+        guard let fd = link.rawValue else { return .plain }
         var fs = cls_statfs()
-        guard case .success = Sys.fstatfs(fd, &fs), fs.f_type == Self.procSuperMagic else { return false }
+        guard case .success = Sys.fstatfs(fd, &fs) else { return .plain }
+        if fs.f_flags & Self.stNoSymFollow != 0 { return .noSymlinkFollowing }
+        guard fs.f_type == Self.procSuperMagic else { return .plain }
         var parent = cls_statx()
         if case .failure(let errno) = Sys.statx(current, "", LinuxFlags.emptyPath, CLS_STATX_INO, &parent) {
             throw Failure(syscall: "statx", errno: errno)
         }
-        return parent.stx_ino != 1
+        return parent.stx_ino != 1 ? .magic : .plain
     }
 }
 

@@ -121,13 +121,28 @@ struct ResolutionOracleTests {
             defer { _ = try? Shell.run(["umount", "-l", root + "/mnt"]) }
             try TreeFixture.makeFile(root + "/mnt", Array("file".utf8), contents: [1])
             _ = symlink("mnt/file", root + "/to-mnt")
-            let cases = ["mnt", "mnt/file", "mnt/..", "to-mnt", "mnt/../mnt"].map { Array($0.utf8) }
+            // A nosymfollow mount: the kernel refuses to follow any symlink stored on it.
+            try FileManager.default.createDirectory(atPath: root + "/nsf", withIntermediateDirectories: true)
+            try Shell.check(["mount", "-t", "tmpfs", "-o", "size=1m,nosymfollow", "nsf", root + "/nsf"])
+            defer { _ = try? Shell.run(["umount", "-l", root + "/nsf"]) }
+            try TreeFixture.makeFile(root + "/nsf", Array("file".utf8), contents: [1])
+            _ = symlink("file", root + "/nsf/link")
+            _ = symlink("nsf/file", root + "/to-nsf")
+            let cases = [
+                "mnt", "mnt/file", "mnt/..", "to-mnt", "mnt/../mnt", "nsf/link", "nsf/file", "to-nsf", "nsf/link/..",
+            ].map { Array($0.utf8) }
             let (compared, mismatches) = try compare(root: root, cases: cases, policies: Self.policies)
             #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
             #expect(compared == cases.count * Self.policies.count * Self.flavours.count * Backend.allCases.count)
             let directory = try Directory(opening: FilePath(root), policy: ResolutionPolicy.beneath.noMountCrossing)
             let error = try #require(throws: FileSystemError.self) { try directory.open("mnt/file") }
             #expect(error.errno == .improperLink)
+            for backend in [ResolverBackend.automatic, .walker] {
+                let plain = try Directory(opening: FilePath(root), backend: backend)
+                let refused = try #require(throws: FileSystemError.self) { try plain.open("nsf/link") }
+                #expect(refused.errno == .tooManySymbolicLinkLevels, "\(backend)")
+                _ = try plain.open("to-nsf")
+            }
         }
     }
 
