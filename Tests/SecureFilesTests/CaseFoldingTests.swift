@@ -85,6 +85,22 @@ struct CaseFoldingTests {
         }
     }
 
+    @Test("tmpfs casefold (Linux 6.13+, mount option casefold=utf8) is detected by its inode flag")
+    func tmpfsCasefold() throws {
+        let directory = try TreeFixture.scratch("tmpfs-casefold")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let mount = try Shell.run(["mount", "-t", "tmpfs", "-o", "size=1m,casefold=utf8", "cf", directory])
+        guard mount.status == 0 else {
+            print("note: skipping tmpfs casefold: mount -o casefold=utf8 failed (\(mount.stderr.trimmingCharacters(in: .whitespacesAndNewlines))); the kernel lacks CONFIG_UNICODE or is older than 6.13")
+            return
+        }
+        defer { _ = try? Shell.run(["umount", directory]) }
+        let root = try Directory(opening: FilePath(directory))
+        #expect(try root.foldsCase())
+        _ = try root.createFile("Readme")
+        #expect(throws: FileSystemError.self) { try root.createFile("README") }
+    }
+
     @Test("ext4 casefold (+F directory) is detected by its inode flag")
     func ext4Casefold() throws {
         guard FileManager.default.fileExists(atPath: "/sys/fs/ext4/features/casefold") else {

@@ -21,8 +21,10 @@ struct CreationTests {
         return lstat(path, &info) == 0
     }
 
-    @Test("exclusive create: EEXIST on a file, directory, symlink or dangling symlink; the target never appears", arguments: kinds)
-    func exclusive(kind: FixtureFileSystem) throws {
+    @Test(
+        "exclusive create: EEXIST on a file, directory, symlink or dangling symlink; the target never appears",
+        arguments: kinds, [ResolverBackend.automatic, .walker])
+    func exclusive(kind: FixtureFileSystem, backend: ResolverBackend) throws {
         try LoopVolume.withVolume(kind) { volume in
             let base = volume.path("root")
             try FileManager.default.createDirectory(atPath: base + "/dir", withIntermediateDirectories: true)
@@ -31,8 +33,10 @@ struct CreationTests {
             _ = symlink("../outside-target", base + "/dangling")
             _ = symlink("nowhere", base + "/dangling-inside")
             let log = AuditLog()
-            let root = try Directory(opening: FilePath(base), auditLog: log)
+            let root = try Directory(opening: FilePath(base), auditLog: log, backend: backend)
             #expect(log.pathBasedEffects().count == 1)  // opening the (trusted) root itself
+            let fs = try root.descriptor.fileSystemStatistics()  // really the file system asked for
+            #expect([FixtureFileSystem.ext4: fs.isExt4, .xfs: fs.isXFS, .btrfs: fs.isBtrfs, .tmpfs: fs.isTmpfs][kind] == true)
             log.clear()
             for name in ["file", "dir", "link", "dangling", "dangling-inside"] {
                 let error = try #require(throws: FileSystemError.self) { try root.createFile(FilePath(name)) }
@@ -123,13 +127,13 @@ struct CreationTests {
         #expect(try ProcessUmask.current() == UInt32(current))
     }
 
-    @Test("mkdirAll: exact modes, setgid inherited, refusals as libpathrs documents", arguments: kinds)
-    func mkdirAll(kind: FixtureFileSystem) throws {
+    @Test("mkdirAll: exact modes, setgid inherited, refusals as libpathrs documents", arguments: kinds, [ResolverBackend.automatic, .walker])
+    func mkdirAll(kind: FixtureFileSystem, backend: ResolverBackend) throws {
         try LoopVolume.withVolume(kind) { volume in
             let base = volume.path("root")
             try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
             try TreeFixture.build("basic-tree.txt", under: base)
-            let root = try Directory(opening: FilePath(base))
+            let root = try Directory(opening: FilePath(base), backend: backend)
             let made = try root.mkdirAll("new/deep/er", permissions: FilePermissions(rawValue: 0o750))
             #expect(try made.status().permissions == 0o750)
             #expect(permissions(base + "/new") == 0o750 && permissions(base + "/new/deep") == 0o750)
@@ -147,7 +151,7 @@ struct CreationTests {
                 #expect(error.errno == errno, "\(path): \(error)")
             }
             #expect(!exists(base + "/a/x"))
-            let inRoot = try Directory(opening: FilePath(base), policy: .inRoot)
+            let inRoot = try Directory(opening: FilePath(base), policy: .inRoot, backend: backend)
             let loop = try #require(throws: FileSystemError.self) { try inRoot.mkdirAll("loop/link/foo") }
             #expect(loop.errno == .tooManySymbolicLinkLevels)
             _ = try inRoot.mkdirAll("escape-link1/clamped")

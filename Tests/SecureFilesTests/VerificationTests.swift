@@ -29,13 +29,15 @@ struct VerificationTests {
         #expect(chmod(base + "/secure", 0o755) == 0)
     }
 
-    @Test("as root: owner, mode, directory mode, type and link count rejections, each with its reason")
-    func rejections() throws {
+    @Test(
+        "as root: owner, mode, directory mode, type and link count rejections, each with its reason",
+        arguments: [ResolverBackend.automatic, .walker])
+    func rejections(backend: ResolverBackend) throws {
         try LoopVolume.withVolume(.ext4) { volume in
             let base = volume.path("v")
             try makeTree(base)
             let log = AuditLog()
-            let root = try Directory(opening: FilePath(base), auditLog: log)
+            let root = try Directory(opening: FilePath(base), auditLog: log, backend: backend)
             log.clear()
             #expect(try root.readVerified("secure/good") == Array("trusted".utf8))
             let cases: [(String, SecurityViolation)] = [
