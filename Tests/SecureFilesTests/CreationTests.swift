@@ -275,6 +275,21 @@ struct CreationTests {
             #expect(missing.errno == .noSuchFileOrDirectory)
             try root.rename("a", to: "c", mode: .noReplace)
             #expect(exists(base + "/c") && !exists(base + "/a"))
+            // remove: one file, symlink or empty directory, never what a symlink points to.
+            try root.remove("dangling")
+            try root.remove("c")
+            _ = try root.createDirectory("empty")
+            try root.remove("empty")
+            #expect(!exists(base + "/dangling") && !exists(base + "/c") && !exists(base + "/empty"))
+            _ = try root.mkdirAll("full/x")
+            let notEmpty = try #require(throws: FileSystemError.self) { try root.remove("full") }
+            #expect(notEmpty.errno == .directoryNotEmpty)
+            // A subdirectory is a root of its own: its parent is outside it.
+            let sub = try root.subdirectory("full")
+            _ = try sub.open("x", options: [.pathOnly, .directory])
+            let escape = try #require(throws: FileSystemError.self) { try sub.open("../b") }
+            #expect(escape.violation == .escape)
+            #expect(try root.subdirectory("full", policy: .inRoot).open("../x", options: .pathOnly).status().kind == .directory)
         }
     }
 
