@@ -101,8 +101,10 @@ public struct BookmarkFormatError: Error, Sendable, Hashable, CustomStringConver
     }
 }
 
-@inline(__always)
+/// Lower-case hex digits as ASCII bytes.
+let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+/// Two lower-case hex digits for a byte.
 func hex2(_ b: UInt8) -> String {
-    let digits: [Character] = Array("0123456789abcdef")
-    return String([digits[Int(b >> 4)], digits[Int(b & 0xF)]])
+    String(decoding: [hexDigits[Int(b >> 4)], hexDigits[Int(b & 0xF)]], as: UTF8.self)
 }

@@ -228,7 +228,15 @@ public struct BookmarkInspection: Sendable {
 
 func hex32(_ v: UInt32) -> String { "0x" + String(v, radix: 16, uppercase: true) }
 
-func hexString(_ b: [UInt8]) -> String { b.map(hex2).joined() }
+func hexString(_ b: [UInt8]) -> String {
+    var out: [UInt8] = []
+    out.reserveCapacity(b.count * 2)
+    for byte in b {
+        out.append(hexDigits[Int(byte >> 4)])
+        out.append(hexDigits[Int(byte & 0xF)])
+    }
+    return String(decoding: out, as: UTF8.self)
+}
 
 func printableASCII(_ b: [UInt8]) -> String? {
     guard !b.isEmpty, b.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0 }) else { return nil }

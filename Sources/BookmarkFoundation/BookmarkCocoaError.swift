@@ -41,7 +41,7 @@
         /// A Foundation-style error for a bookmark failure, as Apple's Foundation would throw it.
         ///
         /// `userInfo` holds:
-        /// - `NSUnderlyingErrorKey`: the ``BookmarkKit/BookmarkError`` itself (its `code`, last known
+        /// - `NSUnderlyingErrorKey`: the `BookmarkError` itself (its `code`, last known
         ///   path, volume name and UUID, attached device, …); read it with `error.underlying as? BookmarkError`;
         /// - `NSFilePathErrorKey` and `NSURLErrorKey`: the URL being bookmarked when creating, or the
         ///   last known path recorded in the bookmark when resolving (when there is one);

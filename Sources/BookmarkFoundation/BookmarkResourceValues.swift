@@ -1,7 +1,7 @@
 #if os(Linux)
     import Foundation
 
-    /// Builds the `URLResourceValues` that ``Foundation/URL/resourceValues(forKeys:fromBookmarkData:)``
+    /// Builds the `URLResourceValues` that `URL.resourceValues(forKeys:fromBookmarkData:)`
     /// returns.
     ///
     /// swift-corelibs-foundation has no public way to make a `URLResourceValues` with arbitrary

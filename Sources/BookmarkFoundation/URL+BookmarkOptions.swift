@@ -39,6 +39,9 @@
 
             /// A security-scoped bookmark (App Sandbox on macOS). Linux has no App Sandbox: the bit is
             /// recorded and nothing else changes; the data resolves for any process that may see the file.
+            /// Data that must not be forged or redirected is signed with `BookmarkKit`'s `SigningKey`
+            /// (HMAC-SHA256, per-application key, results confined beneath allowed roots), which
+            /// Apple's signature has no parameter for.
             public static let withSecurityScope = BookmarkCreationOptions(rawValue: 1 << 11)
 
             /// With ``withSecurityScope``: a read-only scope. Recorded only on Linux.

@@ -9,15 +9,15 @@
         /// `URL.bookmarkData(options:includingResourceValuesForKeys:relativeTo:)` on Linux.
         ///
         /// The data is Apple's `book` layout (macOS and other Apple-format readers can read it) with
-        /// Linux facts added under string keys; ``URL/init(resolvingBookmarkData:options:relativeTo:bookmarkDataIsStale:)``
+        /// Linux facts added under string keys; `URL.init(resolvingBookmarkData:options:relativeTo:bookmarkDataIsStale:)`
         /// finds the object again after renames, moves, atomic saves and remounts. It is made by
         /// `BookmarkKit`'s `Bookmark.create(for:options:resourceKeys:relativeTo:)`.
         ///
         /// - Parameters:
-        ///   - options: Apple's creation options; see ``URL/BookmarkCreationOptions`` for what each
+        ///   - options: Apple's creation options; see `URL.BookmarkCreationOptions` for what each
         ///     does on Linux.
         ///   - keys: Resource values to store in the data, for reading later without the file system
-        ///     through ``URL/resourceValues(forKeys:fromBookmarkData:)``. Stored when requested:
+        ///     through `URL.resourceValues(forKeys:fromBookmarkData:)`. Stored when requested:
         ///     `nameKey`, `pathKey`, `fileSizeKey`, `contentModificationDateKey`, `creationDateKey`
         ///     (birth time), `isDirectoryKey`, `isRegularFileKey`, `isHiddenKey`, `volumeNameKey`,
         ///     `volumeUUIDStringKey`; other keys are left out, as Apple leaves out what it cannot get.
@@ -29,7 +29,8 @@
         /// - Returns: The bookmark data.
         /// - Throws: `CocoaError`: `.fileReadNoSuchFile` when the object does not exist,
         ///   `.fileReadNoPermission` when it cannot be reached, `.fileReadUnsupportedScheme` for a URL
-        ///   that is not a `file:` URL; the `BookmarkError` is in `userInfo[NSUnderlyingErrorKey]`.
+        ///   that is not a `file:` URL, `.fileReadInvalidFileName` for a `file:` URL without a path; the
+        ///   `BookmarkError` is in `userInfo[NSUnderlyingErrorKey]`.
         public func bookmarkData(
             options: BookmarkCreationOptions = [], includingResourceValuesForKeys keys: Set<URLResourceKey>? = nil,
             relativeTo url: URL? = nil
@@ -60,10 +61,10 @@
         /// outward search. It never blocks on an unmounted volume and never mounts one.
         ///
         /// - Parameters:
-        ///   - data: Bookmark data from ``URL/bookmarkData(options:includingResourceValuesForKeys:relativeTo:)``
+        ///   - data: Bookmark data from `URL.bookmarkData(options:includingResourceValuesForKeys:relativeTo:)`
         ///     (here or on macOS: the layout is Apple's).
         ///   - options: Apple's resolution options; none changes behaviour on Linux (see
-        ///     ``URL/BookmarkResolutionOptions``).
+        ///     `URL.BookmarkResolutionOptions`).
         ///   - url: For relative bookmarks, the base (document or folder) as it is now; the same rule as
         ///     at creation decides whether the URL or its folder is the base.
         ///   - bookmarkDataIsStale: Set to `true` when the object was found but something recorded
@@ -74,7 +75,7 @@
         ///   not mounted, `.fileReadCorruptFile` when `data` is not bookmark data,
         ///   `.fileReadNoPermission`, `.fileReadUnsupportedScheme` for a non-file `url`; the
         ///   `BookmarkError` (with the last known path and volume) is in `userInfo[NSUnderlyingErrorKey]`.
-        ///   After a failure, ``URL/resourceValues(forKeys:fromBookmarkData:)`` still reads the last
+        ///   After a failure, `URL.resourceValues(forKeys:fromBookmarkData:)` still reads the last
         ///   known path (`pathKey`) from the data, as Apple's documentation advises.
         public init(
             resolvingBookmarkData data: Data, options: BookmarkResolutionOptions = [], relativeTo url: URL? = nil,

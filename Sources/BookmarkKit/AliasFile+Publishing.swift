@@ -31,7 +31,7 @@ enum FilePublisher {
         parent.removeLastComponent()
         if parent.isEmpty { parent = "." }
         let name = FilePath(root: nil, [last])
-        let temporary = FilePath(".\(last.string).\(UInt64.random(in: 0 ... .max)).tmp")
+        let temporary = FilePath(".\(last.string.prefix(100)).\(UInt64.random(in: 0 ... .max)).tmp")
         var outcome = Outcome()
         do {
             let directory = try OwnedDescriptor.open(parent, options: [.readOnly, .directory])

@@ -142,28 +142,37 @@ extension FileReferenceURL {
         } catch {
             throw BookmarkError(.fileSystem, "cannot read the mount table: \(error)")
         }
-        guard let (entry, root) = mount() else {
+        guard let (entry, root) = mount(in: directory.table) else {
             throw BookmarkError(
                 .volumeNotMounted,
                 "the mount \(mountID) this reference was made on is gone (unmounted, remounted or rebooted); "
                     + "file-reference URLs do not outlive a mount: use a bookmark")
         }
         defer { try? root.close() }
-        let volume = directory.volume(of: entry, descriptor: root)
-        if useHandles, let found = openByHandle(root: root, volume: volume) {
+        // `open_by_handle_at` and the walk need a real descriptor of the mount's root, not `O_PATH`.
+        let readable: OwnedDescriptor
+        do {
+            readable = try OwnedDescriptor.open(".", relativeTo: root, options: [.readOnly, .directory, .nonBlocking])
+        } catch {
+            throw BookmarkError(error, lastKnownPath: entry.mountPoint)
+        }
+        defer { try? readable.close() }
+        let volume = directory.volume(of: entry, descriptor: readable)
+        if useHandles, let found = openByHandle(root: readable, volume: volume) {
             return found
         }
-        return try search(root: root, entry: entry, volume: volume, budget: budget)
+        return try search(root: readable, entry: entry, volume: volume, budget: budget)
     }
 
     /// The current path (`filePathURL`), or `nil` when it cannot be resolved.
     public var filePath: FilePath? { try? resolve().path }
 
-    /// The mounted entry with this reference's mount id, and its root opened as a directory.
-    func mount() -> (MountEntry, OwnedDescriptor)? {
-        guard let table = try? MountTable.current() else { return nil }
+    /// The mounted entry with this reference's mount id, and its root (`O_PATH`). Each local mount
+    /// point is opened with `O_PATH` (no read permission needed, nothing triggered) and asked for its
+    /// mount id; network and pseudo file systems are never touched.
+    func mount(in table: MountTable) -> (MountEntry, OwnedDescriptor)? {
         for entry in table.entries where entry.category != .network && entry.category != .pseudo {
-            guard let root = try? OwnedDescriptor.open(entry.mountPointPath, options: [.readOnly, .directory, .nonBlocking])
+            guard let root = try? OwnedDescriptor.open(entry.mountPointPath, options: [.pathOnly, .directory])
             else { continue }
             if let status = try? root.status(), status.mountID == mountID,
                 status.mountIDIsUnique || Int32(truncatingIfNeeded: mountID) == entry.mountID

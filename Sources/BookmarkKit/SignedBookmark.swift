@@ -158,7 +158,7 @@ public struct SigningKey: Sendable {
         parent.removeLastComponent()
         if parent.isEmpty { parent = "." }
         let name = FilePath(root: nil, [last])
-        let temporary = FilePath(".\(last.string).\(UInt64.random(in: 0 ... .max)).tmp")
+        let temporary = FilePath(".\(last.string.prefix(100)).\(UInt64.random(in: 0 ... .max)).tmp")
         var created = false
         do throws(FileSystemError) {
             let directory = try openCreatingDirectory(parent)
@@ -212,6 +212,19 @@ public struct SigningKey: Sendable {
             return try OwnedDescriptor.open(
                 FilePath(root: nil, [last]), relativeTo: up, options: [.readOnly, .directory, .noFollow])
         }
+    }
+
+    /// The key of application `applicationID` at ``defaultLocation(applicationID:)``, created on
+    /// first use.
+    ///
+    /// - Throws: ``SecurityScopeError`` `keyRejected` (also for an application id that is not one
+    ///   path component, or when neither `XDG_DATA_HOME` nor `HOME` is an absolute path).
+    public static func forApplication(_ applicationID: String) throws(SecurityScopeError) -> SigningKey {
+        guard let location = defaultLocation(applicationID: applicationID) else {
+            throw SecurityScopeError(
+                .keyRejected, "no key location for application id \"\(applicationID)\" (XDG_DATA_HOME and HOME unusable?)")
+        }
+        return try loadOrCreate(at: location).key
     }
 
     // MARK: - Signing and verifying

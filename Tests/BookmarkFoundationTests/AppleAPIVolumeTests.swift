@@ -117,6 +117,38 @@ struct AppleAPIVolumeTests {
         }
     }
 
+    @Test("a folder URL (directory path) is the base itself")
+    func relativeToFolder() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let page = try makeFile(volume, "Site/pages/index.html", "<html>")
+            let site = URL(fileURLWithPath: volume.path("Site"), isDirectory: true)
+            let data = try page.bookmarkData(relativeTo: site)
+            try Shell.check(["cp", "-a", volume.path("Site"), volume.path("Site v2")])
+            try FileManager.default.removeItem(atPath: volume.path("Site"))
+            var isStale = false
+            let url = try URL(
+                resolvingBookmarkData: data, relativeTo: URL(fileURLWithPath: volume.path("Site v2"), isDirectory: true),
+                bookmarkDataIsStale: &isStale)
+            #expect(url.path == volume.path("Site v2/pages/index.html"))
+            #expect(isStale)
+        }
+    }
+
+    @Test("a remount at another place on another loop device resolves, stale")
+    func remounted() throws {
+        try LoopVolume.withVolume(.ext4, label: "media") { volume in
+            let file = try makeFile(volume, "Music/song.flac", "audio")
+            let data = try file.bookmarkData()
+            try volume.unmount()
+            try volume.mount(at: volume.directory.appendingPathComponent("elsewhere"), newLoopDevice: true)
+            var isStale = false
+            let url = try URL(resolvingBookmarkData: data, options: .withoutMounting, bookmarkDataIsStale: &isStale)
+            #expect(url.path == volume.path("Music/song.flac"))
+            #expect(url.path != file.path)
+            #expect(isStale)
+        }
+    }
+
     @Test("an unmounted volume fails at once with CocoaError.fileNoSuchFile (volumeNotMounted underneath)")
     func unmounted() throws {
         try LoopVolume.withVolume(.ext4, label: "external") { volume in

@@ -102,7 +102,9 @@ enum Refresh {
         }
         var record = fresh.record
         if let old = decoded.record.document.targetTOC {
-            for entry in old.entries where record[entry.key] == nil { record[entry.key] = entry.value }
+            for entry in old.entries where record[entry.key] == nil && entry.key != SignedBookmark.signatureKey {
+                record[entry.key] = entry.value
+            }
         }
         do {
             var bytes = try record.encoded()

@@ -1,0 +1,151 @@
+import Foundation
+import SecureFiles
+import SystemPackage
+import Testing
+import VolumeFixtures
+
+@testable import BookmarkKit
+
+/// File-reference URLs on real volumes: renames, moves and parent moves, resolved in this process
+/// (cache, handle, search) and in a new one (the CLI, as root and as uid 65534); deletion and
+/// remount give typed errors, never a wrong file.
+@Suite("File-reference URLs", .serialized, .enabled(if: VolumeSupport.isAvailable))
+struct FileReferenceURLTests {
+    static let fileSystems: [FixtureFileSystem] = [.ext4, .xfs, .btrfs]
+
+    /// Resolves in-process three ways: whatever is fastest, then with the cache cleared and no
+    /// handles (the search), then with the cache cleared and handles (root).
+    func expectResolves(
+        _ reference: FileReferenceURL, to path: String, handles: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let first = try reference.resolve()
+        #expect(first.path == FilePath(path), "\(first.method)", sourceLocation: sourceLocation)
+        let cached = try reference.resolve()
+        #expect(cached.path == FilePath(path), sourceLocation: sourceLocation)
+        #expect(cached.method == .cache, sourceLocation: sourceLocation)
+        FileReferenceCache.shared.forget(reference)
+        let searched = try reference.resolve(useHandles: false)
+        #expect(searched.path == FilePath(path), sourceLocation: sourceLocation)
+        #expect(searched.method == .search, sourceLocation: sourceLocation)
+        FileReferenceCache.shared.forget(reference)
+        let handled = try reference.resolve()
+        #expect(handled.path == FilePath(path), sourceLocation: sourceLocation)
+        if handles && getuid() == 0 {
+            #expect(handled.method == .handle, sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Resolves through `bookmark ref --resolve` in a new process, as root and as uid 65534.
+    func expectCLIResolves(_ url: String, to path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let root = try BookmarkTool.run(["ref", "--resolve", url])
+        #expect(root.status == 0, "\(root.stderr)", sourceLocation: sourceLocation)
+        #expect(root.stdout == path + "\n", sourceLocation: sourceLocation)
+        if Unprivileged.isAvailable {
+            let nobody = try BookmarkTool.runUnprivileged(["ref", "--resolve", "--json", url])
+            #expect(nobody.status == 0, "\(nobody.stderr)", sourceLocation: sourceLocation)
+            let json = try BookmarkTool.json(nobody) as? [String: Any]
+            #expect(json?["path"] as? String == path, sourceLocation: sourceLocation)
+            #expect(json?["method"] as? String == "search", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("URL form: mount.inode.generation, trailing slash for directories, parsing", arguments: fileSystems)
+    func form(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let tree = Tree(root: volume.path("t"))
+            try tree.file("a/f.txt")
+            let file = try FileReferenceURL(for: FilePath(tree.path("a/f.txt")))
+            let directory = try FileReferenceURL(for: FilePath(tree.path("a")))
+            #expect(file.string.hasPrefix("file:///.file/id="))
+            #expect(!file.string.hasSuffix("/"))
+            #expect(directory.string.hasSuffix("/"))
+            #expect(FileReferenceURL.isFileReferenceURL(file.string))
+            #expect(!FileReferenceURL.isFileReferenceURL("file://" + tree.path("a/f.txt")))
+            #expect(FileReferenceURL(string: file.string) == file)
+            #expect(FileReferenceURL(string: directory.string) == directory)
+            #expect(file.generation != nil)
+            for bad in ["file:///.file/id=", "file:///.file/id=1", "file:///.file/id=a.b", "file:///.file/id=1.2.3.4",
+                        "file:///tmp/x", "file:///.file/id=1.2.99999999999"] {
+                #expect(FileReferenceURL(string: bad) == nil, "\(bad)")
+            }
+            let cli = try BookmarkTool.run(["ref", tree.path("a/f.txt")])
+            #expect(cli.stdout == file.string + "\n")
+        }
+    }
+
+    @Test("follows a rename, a move, a parent rename and a move of a distant ancestor", arguments: fileSystems)
+    func followsMoves(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let tree = Tree(root: volume.path("t"))
+            try tree.file("p/q/f.txt")
+            try tree.dir("elsewhere")
+            let file = try FileReferenceURL(for: FilePath(tree.path("p/q/f.txt")))
+            let directory = try FileReferenceURL(for: FilePath(tree.path("p/q")))
+            try expectResolves(file, to: tree.path("p/q/f.txt"), handles: kind != .btrfs)
+
+            try tree.move("p/q/f.txt", "p/q/g.txt")
+            try expectResolves(file, to: tree.path("p/q/g.txt"), handles: kind != .btrfs)
+            try expectCLIResolves(file.string, to: tree.path("p/q/g.txt"))
+
+            try tree.move("p/q/g.txt", "elsewhere/g.txt")
+            try expectResolves(file, to: tree.path("elsewhere/g.txt"), handles: kind != .btrfs)
+            try expectCLIResolves(file.string, to: tree.path("elsewhere/g.txt"))
+
+            try tree.move("elsewhere/g.txt", "p/q/h.txt")
+            try tree.move("p/q", "p/r")
+            try expectResolves(file, to: tree.path("p/r/h.txt"), handles: kind != .btrfs)
+            try expectResolves(directory, to: tree.path("p/r"), handles: kind != .btrfs)
+            try expectCLIResolves(file.string, to: tree.path("p/r/h.txt"))
+            try expectCLIResolves(directory.string, to: tree.path("p/r"))
+
+            try tree.move("p", "elsewhere/deep/p2")
+            try expectResolves(file, to: tree.path("elsewhere/deep/p2/r/h.txt"), handles: kind != .btrfs)
+            try expectCLIResolves(file.string, to: tree.path("elsewhere/deep/p2/r/h.txt"))
+        }
+    }
+
+    @Test("a deleted object is notFound, also when another file takes its name", arguments: fileSystems)
+    func deleted(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let tree = Tree(root: volume.path("t"))
+            try tree.file("f.txt")
+            let file = try FileReferenceURL(for: FilePath(tree.path("f.txt")))
+            try tree.remove("f.txt")
+            try tree.file("f.txt", "a new file with the old name")
+            let outcome = Result { () throws(BookmarkError) in try file.resolve() }
+            guard case .failure(let error) = outcome else {
+                Issue.record("a deleted file resolved: \(outcome)")
+                return
+            }
+            #expect(error.code == .notFound)
+            #expect(file.filePath == nil)
+            let cli = try BookmarkTool.run(["ref", "--resolve", file.string])
+            #expect(cli.status == 3, "\(cli.stdout) \(cli.stderr)")
+        }
+    }
+
+    @Test("after an unmount and a remount the reference is volumeNotMounted", arguments: fileSystems)
+    func remount(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let tree = Tree(root: volume.path("t"))
+            try tree.file("f.txt")
+            let file = try FileReferenceURL(for: FilePath(tree.path("f.txt")))
+            _ = try file.resolve()
+            let point = try #require(volume.mountPoint)
+            try volume.unmount()
+            let unmounted = Result { () throws(BookmarkError) in try file.resolve() }
+            #expect((try? unmounted.get()) == nil)
+            if case .failure(let error) = unmounted { #expect(error.code == .volumeNotMounted || error.code == .notFound) }
+            try volume.mount(at: point)
+            #expect(FileManager.default.fileExists(atPath: tree.path("f.txt")))
+            let remounted = Result { () throws(BookmarkError) in try file.resolve() }
+            guard case .failure(let error) = remounted else {
+                Issue.record("a reference outlived a remount: \(remounted)")
+                return
+            }
+            #expect(error.code == .volumeNotMounted)
+            let cli = try BookmarkTool.run(["ref", "--resolve", file.string])
+            #expect(cli.status == 4, "\(cli.stdout) \(cli.stderr)")
+        }
+    }
+}
