@@ -31,8 +31,9 @@ extension Directory {
     /// Implementation details: an unnamed `O_TMPFILE` in the parent, written, `fchmod`, `fsync`,
     /// then `linkat` to the name (with `AT_EMPTY_PATH`, or through `/proc/self/fd/N` without
     /// `CAP_DAC_READ_SEARCH`), then `fsync` of the directory. Where `O_TMPFILE` is unsupported
-    /// (`EOPNOTSUPP`, `EISDIR`, `EINVAL`), a random name created with `O_EXCL` and moved with
-    /// `renameat2(RENAME_NOREPLACE)` (or `linkat` + `unlinkat` where that flag is unsupported).
+    /// (`EOPNOTSUPP`, `EISDIR`, `EINVAL`), or the unnamed file cannot be linked (no `/proc` to
+    /// link through without `CAP_DAC_READ_SEARCH`), a random name created with `O_EXCL` and moved
+    /// with `renameat2(RENAME_NOREPLACE)` (or `linkat` + `unlinkat` where that flag is unsupported).
     ///
     /// - Throws: ``FileSystemError``; `EEXIST` when the name exists.
     public func publish(_ path: FilePath, contents: [UInt8], permissions: FilePermissions = [.ownerReadWrite])
@@ -49,7 +50,17 @@ extension Directory {
             case .success(let fd):
                 let temporary = OwnedDescriptor(adopting: fd, openedPath: path)
                 try fill(temporary, contents, permissions: permissions.rawValue, path: bytes)
-                try linkTemporary(temporary, into: parent, name: name, path: bytes)
+                do throws(FileSystemError) {
+                    try linkTemporary(temporary, into: parent, name: name, path: bytes)
+                } catch {
+                    // EEXIST is the answer; anything else (no /proc to link through without
+                    // CAP_DAC_READ_SEARCH, a file system that refuses) degrades to a named temporary.
+                    guard error.errno != .fileExists else { throw error }
+                    Audit.policy(.temporaryNameFallback(errno: error.errno))
+                    let (named, temporaryName) = try createTemporary(in: parent, for: name, path: bytes)
+                    try fill(named, contents, permissions: permissions.rawValue, path: bytes)
+                    try moveTemporary(temporaryName, in: parent, to: name, path: bytes)
+                }
             case .failure(let errno) where [.notSupported, .isDirectory, .invalidArgument].contains(errno):
                 Audit.policy(.temporaryNameFallback(errno: errno))
                 let (temporary, temporaryName) = try createTemporary(in: parent, for: name, path: bytes)

@@ -230,6 +230,11 @@ struct CreationTests {
             #expect(again.errno == .fileExists)
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: base).filter { $0.contains(".tmp-") }
             #expect(leftovers.isEmpty, "\(leftovers)")
+            // No /proc and no CAP_DAC_READ_SEARCH: linking the unnamed file fails, a named temporary is used.
+            log.inject(SyscallFault(call: "linkat", errno: .noSuchFileOrDirectory, times: 2))
+            try root.publish("four", contents: Array("no proc".utf8))
+            #expect(try String(contentsOfFile: base + "/four", encoding: .utf8) == "no proc")
+            #expect(log.policyEvents.contains(.temporaryNameFallback(errno: .noSuchFileOrDirectory)))
             // Any errno from any call: a failing fsync leaves nothing at the name.
             log.inject(SyscallFault(call: "fsync", errno: .ioError, times: 1))
             let failed = try #require(throws: FileSystemError.self) { try root.publish("three", contents: [3]) }

@@ -45,6 +45,13 @@ struct RaceTests {
         }
     }
 
+    /// Failures collected from concurrent tasks.
+    final class Failures: Sendable {
+        private let list = Mutex<[String]>([])
+        func add(_ failure: String) { list.withLock { $0.append(failure) } }
+        var all: [String] { list.withLock { $0 } }
+    }
+
     struct Tally: CustomStringConvertible {
         var attempts = 0
         var inside = 0
@@ -259,6 +266,38 @@ struct RaceTests {
                 #expect(completed > 0)
             }
         }
+    }
+
+    @Test("concurrent mkdirAll of one deep path and concurrent removeAll of one tree never fail spuriously")
+    func concurrentTrees() async throws {
+        let base = try TreeFixture.scratch("concurrent")
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let deep = (0..<26).map { "d\($0)" }.joined(separator: "/")
+        let failures = Failures()
+        for round in 0..<10 {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        do {
+                            let root = try Directory(opening: FilePath(base))
+                            _ = try root.mkdirAll(FilePath(deep))
+                            for sibling in 0..<20 { _ = try? root.createFile(FilePath("d0/s\(sibling)")) }
+                        } catch { failures.add("mkdirAll round \(round): \(error)") }
+                    }
+                }
+            }
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        do {
+                            try Directory(opening: FilePath(base)).removeAll("d0")
+                        } catch { failures.add("removeAll round \(round): \(error)") }
+                    }
+                }
+            }
+            #expect(!FileManager.default.fileExists(atPath: base + "/d0"))
+        }
+        #expect(failures.all.isEmpty, "\(failures.all)")
     }
 
     @Test("the naive creator (realpath check, then create by path) writes outside under the same harness")
