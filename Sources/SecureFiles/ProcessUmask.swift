@@ -17,11 +17,13 @@ public enum ProcessUmask {
         let text = try status.readToEnd(limit: 1 << 20)
         for line in text.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("Umask:".utf8)) {
             var value: UInt32 = 0
+            var digits = 0
             for byte in line.dropFirst(6) where byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") {
-                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "7") else { break }
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "7"), digits < 6 else { break }
                 value = value * 8 + UInt32(byte - UInt8(ascii: "0"))
+                digits += 1
             }
-            return value
+            return value & 0o777
         }
         throw FileSystemError(syscall: "read", errno: Errno(rawValue: 61), path: "/proc/self/status")
     }

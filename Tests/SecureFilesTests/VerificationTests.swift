@@ -90,16 +90,17 @@ struct VerificationTests {
             try TreeFixture.makeFile(base, Array("other".utf8), contents: [1], mode: 0o644)
             try TreeFixture.makeFile(base, Array("groupw".utf8), contents: [1], mode: 0o660)
             #expect(mkfifo(base + "/fifo", 0o600) == 0)
+            #expect(mknod(base + "/null", S_IFCHR | 0o600, dev_t(1 << 8 | 3)) == 0)
             try TreeFixture.makeFile(base, Array("shared".utf8), contents: [1], mode: 0o600)
             #expect(link(base + "/shared", base + "/shared2") == 0)
-            for name in ["mine", "groupw", "fifo", "shared"] { #expect(chown(base + "/" + name, nobody, nobody) == 0) }
+            for name in ["mine", "groupw", "fifo", "shared", "null"] { #expect(chown(base + "/" + name, nobody, nobody) == 0) }
             #expect(chown(base + "/other", 12345, 12345) == 0)
             #expect(chown(base, nobody, nobody) == 0 && chmod(base, 0o755) == 0)
             try TreeFixture.makeFile(base + "/sub", Array("f".utf8), contents: [1], mode: 0o644)
             #expect(chmod(base + "/sub", 0o755) == 0)
             let expected: [(String, String)] = [
                 ("mine", "ok 3"), ("rootfile", "ok 1"), ("other", "rejected owner"), ("groupw", "rejected fileWritableByOthers"),
-                ("fifo", "rejected notRegular"), ("shared2", "rejected linkCount"), ("sub/f", "ok 1"), ("missing", "rejected errno-2"),
+                ("fifo", "rejected notRegular"), ("null", "rejected notRegular"), ("shared2", "rejected linkCount"), ("sub/f", "ok 1"), ("missing", "rejected errno-2"),
             ]
             for (name, answer) in expected {
                 let result = try Unprivileged.run(["sh", "-c", "cd '\(base)' && exec '\(probe)' verify '\(name)'"])
