@@ -104,9 +104,7 @@ extension Bookmark {
         {
             return true
         }
-        var head = [UInt8](repeating: 0, count: 16)
-        guard let first = try? file.readToEnd(limit: 1 << 20), first.count >= 16 else { return false }
-        head = Array(first.prefix(16))
+        guard let head = try? file.readPrefix(16) else { return false }
         return AliasFile.hasMagic(head)
     }
 

@@ -26,6 +26,24 @@ extension OwnedDescriptor {
         }
     }
 
+    /// Reads at most `count` bytes from the current offset (fewer at the end of the file).
+    ///
+    /// The corresponding C function is `read`.
+    public func readPrefix(_ count: Int) throws(FileSystemError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: max(0, count))
+        var filled = 0
+        while filled < bytes.count {
+            let got = try using("read") { fd in
+                bytes.withUnsafeMutableBytes { buffer in
+                    Sys.read(fd, UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+                }
+            }
+            if got == 0 { break }
+            filled += got
+        }
+        return Array(bytes.prefix(filled))
+    }
+
     /// Flushes the object's data and metadata to the device.
     ///
     /// The corresponding C function is `fsync`.

@@ -192,6 +192,33 @@ struct AliasRefSignCommandTests {
         }
     }
 
+    @Test("eight processes creating the same key at once end up with one key that verifies all their data")
+    func concurrentKeyCreation() throws {
+        let binary = try #require(BookmarkTool.path)
+        try LoopVolume.withVolume(.ext4) { volume in
+            let file = volume.path("doc.txt")
+            try Data("d".utf8).write(to: URL(fileURLWithPath: file))
+            let key = volume.path("race/app/key")
+            let processes = try (0..<8).map { index -> Process in
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: binary)
+                process.arguments = ["make", "--sign", key, "-o", volume.path("signed\(index).book"), file]
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                return process
+            }
+            for process in processes { process.waitUntilExit() }
+            #expect(processes.allSatisfy { $0.terminationStatus == 0 })
+            for index in 0..<8 {
+                let verified = try BookmarkTool.run(["resolve", "--verify", key, volume.path("signed\(index).book")])
+                #expect(verified.status == 0, "process \(index): \(verified.stderr)")
+            }
+            let left = try FileManager.default.contentsOfDirectory(atPath: volume.path("race/app"))
+            #expect(left == ["key"], "left behind: \(left)")
+        }
+    }
+
     @Test("as uid 65534: root's key is refused; its own key works until it is opened up",
           .enabled(if: Unprivileged.isAvailable))
     func unprivilegedKeys() throws {

@@ -1,0 +1,78 @@
+import BookmarkFormat
+import Foundation
+import SecureFiles
+import SystemPackage
+import Testing
+import VolumeFixtures
+
+@testable import BookmarkKit
+
+/// Alias writes and refreshes with a failure injected at each system call of the publication: the old
+/// file stays intact, no temporary file is left; and the syscalls a file-reference cache hit costs.
+@Suite("Alias-file publication under injected faults", .serialized)
+struct AliasFileFaultTests {
+    static let steps = ["openat", "fchmod", "write", "fsetxattr", "fsync", "renameat"]
+
+    @Test("a failure at any step leaves the old alias file as it was", arguments: steps)
+    func faultAtStep(step: String) throws {
+        let directory = URL(fileURLWithPath: "/var/tmp").appendingPathComponent("alias-fault-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tree = Tree(root: directory.path)
+        try tree.file("one.txt", "1")
+        try tree.file("two.txt", "2")
+        let alias = FilePath(tree.path("the alias"))
+        try Bookmark.create(for: FilePath(tree.path("one.txt")), options: [.suitableForBookmarkFile]).writeAliasFile(to: alias)
+        let before = try Data(contentsOf: URL(fileURLWithPath: tree.path("the alias")))
+        let next = try Bookmark.create(for: FilePath(tree.path("two.txt")), options: [.suitableForBookmarkFile])
+
+        // Fail the step only for the temporary file (its name ends in .tmp) where a path is involved.
+        let suffix: [UInt8]? = step == "openat" ? Array(".tmp".utf8) : nil
+        let trace = SyscallTrace(faults: [SyscallFault(call: step, pathSuffix: suffix, errno: .ioError)])
+        let succeeded = SyscallSeam.$observer.withValue(trace) { () -> Bool in
+            (try? next.writeAliasFile(to: alias)) != nil
+        }
+        // (An attribute failure other than "not supported" is an error too.)
+        #expect(!succeeded, "\(step) failed but the write succeeded")
+        #expect(trace.calls.contains { $0.name == step }, "the publication never called \(step)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: tree.path("the alias"))) == before)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(names == ["one.txt", "the alias", "two.txt"], "left behind: \(names)")
+    }
+
+    @Test("publication order: exclusive no-follow create, exact mode, data, attribute, fsync, rename, directory fsync")
+    func order() throws {
+        let directory = URL(fileURLWithPath: "/var/tmp").appendingPathComponent("alias-order-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tree = Tree(root: directory.path)
+        try tree.file("one.txt", "1")
+        let bookmark = try Bookmark.create(for: FilePath(tree.path("one.txt")), options: [.suitableForBookmarkFile])
+        let trace = SyscallTrace()
+        let written = SyscallSeam.$observer.withValue(trace) { () -> Bool in
+            (try? bookmark.writeAliasFile(to: FilePath(tree.path("the alias")))) != nil
+        }
+        #expect(written)
+        let names = trace.calls.map(\.name).filter { ["fchmod", "write", "fsetxattr", "fsync", "renameat"].contains($0) }
+        #expect(names == ["fchmod", "write", "fsetxattr", "fsync", "renameat", "fsync"])
+        let create = try #require(trace.calls.first { $0.name == "openat" && ($0.path.map { $0.suffix(4) == Array(".tmp".utf8)[...] } ?? false) })
+        let flags = try #require(create.flags)
+        #expect(flags & Int64(O_CREAT) != 0 && flags & Int64(O_EXCL) != 0 && flags & Int64(O_NOFOLLOW) != 0)
+    }
+
+    @Test("a cache hit costs one open, one statx, one name_to_handle_at and a close",
+          .enabled(if: VolumeSupport.isAvailable))
+    func cacheHitCost() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let path = volume.path("f.txt")
+            try Data("f".utf8).write(to: URL(fileURLWithPath: path))
+            let reference = try FileReferenceURL(for: FilePath(path))
+            let trace = SyscallTrace()
+            let method = SyscallSeam.$observer.withValue(trace) { () -> FileReferenceResolution.Method? in
+                (try? reference.resolve())?.method
+            }
+            #expect(method == .cache)
+            #expect(trace.calls.map(\.name).sorted() == ["close", "name_to_handle_at", "openat", "statx"])
+        }
+    }
+}
