@@ -57,15 +57,11 @@ extension Directory {
                     // CAP_DAC_READ_SEARCH, a file system that refuses) degrades to a named temporary.
                     guard error.errno != .fileExists else { throw error }
                     Audit.policy(.temporaryNameFallback(errno: error.errno))
-                    let (named, temporaryName) = try createTemporary(in: parent, for: name, path: bytes)
-                    try fill(named, contents, permissions: permissions.rawValue, path: bytes)
-                    try moveTemporary(temporaryName, in: parent, to: name, path: bytes)
+                    try publishThroughTemporaryName(contents, permissions: permissions.rawValue, parent: parent, name: name, path: bytes)
                 }
             case .failure(let errno) where [.notSupported, .isDirectory, .invalidArgument].contains(errno):
                 Audit.policy(.temporaryNameFallback(errno: errno))
-                let (temporary, temporaryName) = try createTemporary(in: parent, for: name, path: bytes)
-                try fill(temporary, contents, permissions: permissions.rawValue, path: bytes)
-                try moveTemporary(temporaryName, in: parent, to: name, path: bytes)
+                try publishThroughTemporaryName(contents, permissions: permissions.rawValue, parent: parent, name: name, path: bytes)
             case .failure(let errno):
                 throw FileSystemError(syscall: "openat", errno: errno, path: path)
             }
@@ -90,8 +86,13 @@ extension Directory {
             let (parent, name) = try splitForCreation(bytes)
             try refuseCaseCollision(name, in: parent, path: bytes)
             let (temporary, temporaryName) = try createTemporary(in: parent, for: name, path: bytes)
-            try fill(temporary, contents, permissions: permissions.rawValue, path: bytes)
             let dirfd = try parent.raw("renameat2")
+            do throws(FileSystemError) {
+                try fill(temporary, contents, permissions: permissions.rawValue, path: bytes)
+            } catch {
+                _ = withCName(temporaryName) { Sys.unlinkat(dirfd, $0, 0) }
+                throw error
+            }
             let result = withCName(temporaryName) { from in withCName(name) { Sys.renameat2(dirfd, from, dirfd, $0, 0) } }
             if case .failure(let errno) = result {
                 _ = withCName(temporaryName) { Sys.unlinkat(dirfd, $0, 0) }
@@ -129,6 +130,21 @@ extension Directory {
     }
 
     // MARK: Steps
+
+    /// A random name with `O_EXCL`, filled, then moved to `name` without replacing; the temporary
+    /// name is removed whatever fails.
+    private func publishThroughTemporaryName(
+        _ contents: [UInt8], permissions: UInt32, parent: OwnedDescriptor, name: [UInt8], path: [UInt8]
+    ) throws(FileSystemError) {
+        let (temporary, temporaryName) = try createTemporary(in: parent, for: name, path: path)
+        do throws(FileSystemError) {
+            try fill(temporary, contents, permissions: permissions, path: path)
+        } catch {
+            if let dirfd = parent.rawValue { _ = withCName(temporaryName) { Sys.unlinkat(dirfd, $0, 0) } }
+            throw error
+        }
+        try moveTemporary(temporaryName, in: parent, to: name, path: path)
+    }
 
     private func fill(_ fd: OwnedDescriptor, _ contents: [UInt8], permissions: UInt32, path: [UInt8]) throws(FileSystemError) {
         var offset = 0

@@ -231,15 +231,21 @@ struct CreationTests {
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: base).filter { $0.contains(".tmp-") }
             #expect(leftovers.isEmpty, "\(leftovers)")
             // No /proc and no CAP_DAC_READ_SEARCH: linking the unnamed file fails, a named temporary is used.
-            log.inject(SyscallFault(call: "linkat", errno: .noSuchFileOrDirectory, times: 2))
-            try root.publish("four", contents: Array("no proc".utf8))
+            let noProc = AuditLog(faults: [SyscallFault(call: "linkat", errno: .noSuchFileOrDirectory, times: 2)])
+            try Directory(opening: FilePath(base), auditLog: noProc).publish("four", contents: Array("no proc".utf8))
             #expect(try String(contentsOfFile: base + "/four", encoding: .utf8) == "no proc")
-            #expect(log.policyEvents.contains(.temporaryNameFallback(errno: .noSuchFileOrDirectory)))
+            #expect(noProc.effects(named: "linkat").filter { $0.outcome == .injected(.noSuchFileOrDirectory) }.count == 2)
+            #expect(noProc.policyEvents.contains(.temporaryNameFallback(errno: .noSuchFileOrDirectory)))
             // Any errno from any call: a failing fsync leaves nothing at the name.
             log.inject(SyscallFault(call: "fsync", errno: .ioError, times: 1))
             let failed = try #require(throws: FileSystemError.self) { try root.publish("three", contents: [3]) }
             #expect(failed.errno == .ioError && failed.syscall == "fsync")
             #expect(!exists(base + "/three"))
+            log.inject(SyscallFault(call: "write", errno: .noSpace, times: 1))
+            #expect(throws: FileSystemError.self) { try root.replace("five", contents: [5]) }
+            #expect(!exists(base + "/five"))
+            let debris = try FileManager.default.contentsOfDirectory(atPath: base).filter { $0.contains(".tmp-") }
+            #expect(debris.isEmpty, "a failed publish or replace leaves its temporary behind: \(debris)")
         }
     }
 
