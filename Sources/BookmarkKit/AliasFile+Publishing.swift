@@ -49,7 +49,7 @@ enum FilePublisher {
                         "\(escapedBytes(lastKnown)) is a \(status.kind.rawValue), not a regular file: refusing to replace it",
                         lastKnownPath: lastKnown)
                 }
-                mode = FilePermissions(rawValue: CModeT(status.permissions))
+                mode = FilePermissions(rawValue: CModeT(status.permissions & 0o777))
             case .failure(let error):
                 guard error.code == .notFound, !mustExist else { throw error }
             }

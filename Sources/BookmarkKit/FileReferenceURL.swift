@@ -283,6 +283,12 @@ final class FileReferenceCache: Sendable {
         }
     }
 
+    /// The number of entries (tests).
+    var count: Int { state.withLock { $0.entries.count } }
+
+    /// Whether `reference` has an entry (tests).
+    func contains(_ reference: FileReferenceURL) -> Bool { state.withLock { $0.entries[reference] != nil } }
+
     func forget(_ reference: FileReferenceURL) {
         _ = state.withLock { $0.entries.removeValue(forKey: reference) }
     }

@@ -192,6 +192,31 @@ struct AliasRefSignCommandTests {
         }
     }
 
+    @Test("as uid 65534: alias, resolve and refresh in its own directory; a read-only directory refuses with 13",
+          .enabled(if: Unprivileged.isAvailable))
+    func unprivilegedAliases() throws {
+        try LoopVolume.withVolume(.xfs) { volume in
+            let home = volume.path("nobody")
+            try FileManager.default.createDirectory(atPath: home + "/docs", withIntermediateDirectories: true)
+            try Shell.check(["chown", "-R", "65534:65534", home])
+            let target = home + "/docs/t.txt"
+            #expect(try Unprivileged.run(["sh", "-c", "echo t > '\(target)'"]).status == 0)
+            let alias = home + "/t alias"
+            let made = try BookmarkTool.runUnprivileged(["alias", target, alias])
+            #expect(made.status == 0, "\(made.stderr)")
+            #expect(try Unprivileged.run(["mv", target, home + "/moved.txt"]).status == 0)
+            let resolved = try BookmarkTool.runUnprivileged(["resolve", alias])
+            #expect(resolved.stdout == home + "/moved.txt\n", "\(resolved.stderr)")
+            let refreshed = try BookmarkTool.runUnprivileged(["refresh", alias])
+            #expect(refreshed.status == 0 && refreshed.stdout.hasPrefix("refreshed"), "\(refreshed.stderr)")
+            #expect(try aliasPath(alias) == home + "/moved.txt")
+            // An alias into a directory uid 65534 cannot write: 13, nothing written.
+            let denied = try BookmarkTool.runUnprivileged(["alias", home + "/moved.txt", volume.path("root-owned alias")])
+            #expect(denied.status == 13, "\(denied.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: volume.path("root-owned alias")))
+        }
+    }
+
     @Test("eight processes creating the same key at once end up with one key that verifies all their data")
     func concurrentKeyCreation() throws {
         let binary = try #require(BookmarkTool.path)

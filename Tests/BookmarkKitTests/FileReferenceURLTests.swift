@@ -49,6 +49,18 @@ struct FileReferenceURLTests {
         }
     }
 
+    @Test("the cache is bounded: the least recently used entry goes first")
+    func cacheBound() throws {
+        let cache = FileReferenceCache(capacity: 2)
+        let references = (1...3).map { FileReferenceURL(mountID: 1, inode: UInt64($0), generation: nil, isDirectory: true) }
+        cache.remember(references[0], path: Array("/".utf8), handle: nil)
+        cache.remember(references[1], path: Array("/".utf8), handle: nil)
+        cache.remember(references[2], path: Array("/".utf8), handle: nil)
+        #expect(cache.count == 2)
+        #expect(!cache.contains(references[0]))
+        #expect(cache.contains(references[1]) && cache.contains(references[2]))
+    }
+
     @Test("URL form: mount.inode.generation, trailing slash for directories, parsing", arguments: fileSystems)
     func form(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in

@@ -91,6 +91,28 @@ struct SignedBookmarkTests {
         }
     }
 
+    @Test("refreshing signed data re-signs it with the key given, and leaves it unsigned without one")
+    func refreshSigned() throws {
+        try Self.withDirectory { tree in
+            try tree.file("a/doc.txt")
+            let key = SigningKey(bytes: [UInt8](repeating: 9, count: 32))
+            let file = tree.path("saved.book")
+            try Data(try key.sign(try Bookmark.create(for: FilePath(tree.path("a/doc.txt")))).data())
+                .write(to: URL(fileURLWithPath: file))
+            try tree.move("a/doc.txt", "b/doc.txt")
+            let refreshed = try Bookmark.refreshFile(at: FilePath(file), signingKey: key)
+            #expect(refreshed.rewritten)
+            let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+            let scoped = try key.resolve(data)
+            #expect(scoped.resolution.path == FilePath(tree.path("b/doc.txt")))
+            #expect(!scoped.resolution.isStale)
+            try tree.move("b/doc.txt", "c/doc.txt")
+            _ = try Bookmark.refreshFile(at: FilePath(file))
+            let unsigned = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+            #expect(Self.refusal { _ = try key.verify(unsigned) } == .unsigned)
+        }
+    }
+
     @Test("tampering: every byte flipped in turn is refused")
     func everyByteFlipped() throws {
         try Self.withDirectory { tree in
