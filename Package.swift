@@ -83,6 +83,11 @@ let package = Package(
             path: "Tools/bookmark"
         ),
         .executableTarget(
+            name: "secure-probe",
+            dependencies: ["SecureFiles", .product(name: "SystemPackage", package: "swift-system")],
+            path: "Tools/secure-probe"
+        ),
+        .executableTarget(
             name: "FuzzBookmark",
             dependencies: ["BookmarkFormat"],
             path: "Tools/FuzzBookmark"
@@ -97,7 +102,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SecureFilesTests",
-            dependencies: ["SecureFiles", "VolumeFixtures"]
+            dependencies: ["SecureFiles", "CLinuxShims", "VolumeFixtures", "secure-probe"],
+            exclude: ["Data"]
         ),
         .testTarget(
             name: "FileIdentityTests",

@@ -85,6 +85,7 @@ extension FileID {
     public static func identify(
         _ path: FilePath, followSymlinks: Bool = true, volumes: VolumeDirectory? = nil
     ) throws -> FileID {
+        SyscallSeam.recordIntent("FileID.identify", path: path, details: ["followSymlinks": String(followSymlinks)])
         var options: OwnedDescriptor.OpenOptions = [.pathOnly]
         if !followSymlinks { options.insert(.noFollow) }
         let descriptor = try OwnedDescriptor.open(path, options: options)
@@ -94,6 +95,7 @@ extension FileID {
 
     /// The identity of an open object (any descriptor, including `O_PATH`).
     public static func identify(_ descriptor: OwnedDescriptor, volumes: VolumeDirectory? = nil) throws -> FileID {
+        SyscallSeam.recordIntent("FileID.identify(descriptor)", path: descriptor.openedPath)
         let handle = try? descriptor.fileHandle()
         let reusableMountID = try handle?.mountID ?? descriptor.reusableMountID()
         let directory = try volumes ?? VolumeDirectory()

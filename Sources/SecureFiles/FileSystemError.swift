@@ -42,6 +42,9 @@ public struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let noAttribute = Code("noAttribute")
         /// EIO and anything else.
         public static let io = Code("io")
+        /// Refused by the secure layer's policy (owner, mode, type, link count, case collision…);
+        /// ``FileSystemError/violation`` says which.
+        public static let rejected = Code("rejected")
         /// The name, for descriptions.
         public var description: String { name }
 
@@ -79,6 +82,9 @@ public struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertibl
     public var path: FilePath?
     /// Where in the library the error was raised (`file:line`).
     public var location: String
+    /// The policy reason when the secure layer refused the operation (then ``code`` is
+    /// ``Code/rejected``, or ``Code/crossDevice`` for an escape); `nil` for plain call failures.
+    public var violation: SecurityViolation?
 
     /// Creates the error for a failed call. `code` is derived from `errno`.
     public init(syscall: String, errno: Errno, path: FilePath?, file: StaticString = #fileID, line: UInt = #line) {
@@ -87,6 +93,22 @@ public struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertibl
         self.errno = errno
         self.path = path
         self.location = "\(file):\(line)"
+        self.violation = nil
+    }
+
+    /// Creates the error for an operation the policy refused. `syscall` names the call whose
+    /// result showed the problem (or that was not made), `errno` the nearest errno (`EXDEV` for an
+    /// escape, `EEXIST` for a case collision, `EACCES` for owner and mode, `EINVAL` for a type).
+    public init(
+        violation: SecurityViolation, syscall: String, errno: Errno, path: FilePath?, file: StaticString = #fileID,
+        line: UInt = #line
+    ) {
+        self.code = violation == .escape ? .crossDevice : .rejected
+        self.syscall = syscall
+        self.errno = errno
+        self.path = path
+        self.location = "\(file):\(line)"
+        self.violation = violation
     }
 
     /// `'statx' failed on '/a/b': No such file or directory (ENOENT 2)`.
@@ -94,6 +116,7 @@ public struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertibl
         var text = "'\(syscall)' failed"
         if let path { text += " on '\(escapedBytes(pathBytes(path)))'" }
         text += ": \(errno) (errno \(errno.rawValue), \(code))"
+        if let violation { text += ": rejected: \(violation)" }
         return text
     }
 

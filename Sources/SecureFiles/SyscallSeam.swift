@@ -23,15 +23,32 @@ public struct SyscallCall: Sendable, Hashable, CustomStringConvertible {
     public var descriptor: CInt?
     /// The path argument as raw bytes (file names on Linux need not be UTF-8), if any.
     public var path: [UInt8]?
-    /// The flags argument, if the call has one.
+    /// The flags argument, if the call has one (`O_*` for opens, `AT_*` for `*at` calls,
+    /// `RENAME_*` for `renameat2`). ``flagNames`` decodes them by call.
     public var flags: Int64?
+    /// The mode argument of a call that creates something (`openat` with `O_CREAT`, `mkdirat`,
+    /// `fchmod`), if any.
+    public var mode: UInt32?
+    /// The `RESOLVE_*` bits of an `openat2` call, if any.
+    public var resolve: UInt64?
+    /// The second directory descriptor of a two-name call (`linkat`, `renameat2`), if any.
+    public var secondDescriptor: CInt?
+    /// The second name of a two-name call (`linkat`, `renameat2`, the target of `symlinkat`), if any.
+    public var secondPath: [UInt8]?
 
     /// Creates a call description.
-    public init(name: String, descriptor: CInt? = nil, path: [UInt8]? = nil, flags: Int64? = nil) {
+    public init(
+        name: String, descriptor: CInt? = nil, path: [UInt8]? = nil, flags: Int64? = nil, mode: UInt32? = nil,
+        resolve: UInt64? = nil, secondDescriptor: CInt? = nil, secondPath: [UInt8]? = nil
+    ) {
         self.name = name
         self.descriptor = descriptor
         self.path = path
         self.flags = flags
+        self.mode = mode
+        self.resolve = resolve
+        self.secondDescriptor = secondDescriptor
+        self.secondPath = secondPath
     }
 
     /// `name(fd, "path", flags)`, with non-UTF-8 path bytes escaped as `\xNN`.
@@ -39,7 +56,14 @@ public struct SyscallCall: Sendable, Hashable, CustomStringConvertible {
         var parts: [String] = []
         if let descriptor { parts.append(descriptor == -100 ? "AT_FDCWD" : String(descriptor)) }
         if let path { parts.append("\"" + escapedBytes(path) + "\"") }
-        if let flags { parts.append("0x" + String(flags, radix: 16)) }
+        if let flags {
+            let names = flagNames
+            parts.append(names.isEmpty ? "0x" + String(flags, radix: 16) : names.joined(separator: "|"))
+        }
+        if let mode { parts.append("0o" + String(mode, radix: 8)) }
+        if let resolve { parts.append(resolveNames.joined(separator: "|")) }
+        if let secondDescriptor { parts.append(secondDescriptor == -100 ? "AT_FDCWD" : String(secondDescriptor)) }
+        if let secondPath { parts.append("\"" + escapedBytes(secondPath) + "\"") }
         return "\(name)(\(parts.joined(separator: ", ")))"
     }
 }
@@ -58,11 +82,54 @@ public enum SyscallOutcome: Sendable, Hashable {
 ///
 /// Install one for the current task with ``SyscallSeam/observer``. Observers are scoped to a task
 /// (and the tasks it creates), never process-global, so parallel tests do not see each other.
+/// The requirements after the first two have default implementations: a plain trace ignores
+/// identities, intents and policy events; ``AuditLog`` records all of them.
 public protocol SyscallObserver: Sendable {
     /// Called before the call is made. Return an errno to make the call fail without being made.
     func fault(for call: SyscallCall) -> Errno?
     /// Called after the call with its outcome (after EINTR retries).
     func record(_ call: SyscallCall, outcome: SyscallOutcome)
+    /// Whether the seam should measure the identity of the call's directory descriptor (before
+    /// the call) and of a returned descriptor (after it). Measuring costs one unobserved `statx`
+    /// per descriptor. Defaults to `false`.
+    var wantsIdentities: Bool { get }
+    /// Called instead of ``record(_:outcome:)`` when ``wantsIdentities`` is `true`.
+    func record(_ call: SyscallCall, outcome: SyscallOutcome, identities: SyscallIdentities)
+    /// A library-level operation is starting (the "intent" level of the audit log).
+    func recordIntent(_ intent: AuditIntent)
+    /// The library made a policy decision (refused an escape, rejected an owner, retried, fell back).
+    func recordPolicy(_ event: PolicyEvent)
+}
+
+extension SyscallObserver {
+    /// Default: identities are not measured.
+    public var wantsIdentities: Bool { false }
+    /// Default: forwards to ``record(_:outcome:)``.
+    public func record(_ call: SyscallCall, outcome: SyscallOutcome, identities: SyscallIdentities) {
+        record(call, outcome: outcome)
+    }
+    /// Default: ignored.
+    public func recordIntent(_ intent: AuditIntent) {}
+    /// Default: ignored.
+    public func recordPolicy(_ event: PolicyEvent) {}
+}
+
+/// The identities the seam measured around one call, for ``AuditLog``.
+public struct SyscallIdentities: Sendable, Hashable {
+    /// The object behind the call's descriptor argument, measured before the call (`nil` for
+    /// `AT_FDCWD`, no descriptor, or a descriptor that could not be measured).
+    public var directory: ObjectIdentity?
+    /// The object behind the call's second descriptor argument, measured before the call.
+    public var secondDirectory: ObjectIdentity?
+    /// The object behind the returned descriptor, for calls that return one and succeeded.
+    public var result: ObjectIdentity?
+
+    /// Creates a set of identities.
+    public init(directory: ObjectIdentity? = nil, secondDirectory: ObjectIdentity? = nil, result: ObjectIdentity? = nil) {
+        self.directory = directory
+        self.secondDirectory = secondDirectory
+        self.result = result
+    }
 }
 
 /// The seam through which every file-system call of the library passes.
@@ -75,6 +142,18 @@ public enum SyscallSeam {
     /// #expect(trace.calls.map(\.name).contains("statx"))
     /// ```
     @TaskLocal public static var observer: (any SyscallObserver)?
+
+    /// Records the start of a library-level operation (the "intent" level of ``AuditLog``) with
+    /// the current task's observer. Libraries built on this layer (FileIdentity, BookmarkKit) call
+    /// it at their entry points so their system calls can be read in context.
+    ///
+    /// - Parameters:
+    ///   - operation: The public call, such as `FileID.identify`.
+    ///   - path: The path it was given, if any.
+    ///   - details: Further parameters worth seeing in the log.
+    public static func recordIntent(_ operation: String, path: FilePath? = nil, details: [String: String] = [:]) {
+        observer?.recordIntent(AuditIntent(operation: operation, path: path.map(pathBytes) ?? [], details: details))
+    }
 
     /// Runs a call into a C library that touches the file system on our behalf (libblkid), so that
     /// it is recorded and can be failed by injection like a system call.
@@ -100,28 +179,57 @@ public enum SyscallSeam {
 // MARK: - Internal entry point used by Syscalls.swift
 
 /// Performs `body` (a raw libc call that returns -1 and sets errno on failure) through the seam:
-/// fault injection first, EINTR retried, the outcome recorded.
+/// fault injection first, EINTR retried, the outcome recorded (with identities when the observer
+/// wants them; `returnsDescriptor` says the result is a new descriptor worth measuring).
 @inline(__always)
 func throughSeam<R: FixedWidthInteger>(
     _ name: StaticString,
     descriptor: CInt? = nil,
     path: UnsafePointer<CChar>? = nil,
     flags: Int64? = nil,
+    mode: UInt32? = nil,
+    resolve: UInt64? = nil,
+    secondDescriptor: CInt? = nil,
+    secondPath: UnsafePointer<CChar>? = nil,
+    returnsDescriptor: Bool = false,
     _ body: () -> R
 ) -> Result<R, Errno> {
     guard let observer = SyscallSeam.observer else {
         return retryingInterrupts(body)
     }
     let call = SyscallCall(
-        name: name.description, descriptor: descriptor, path: path.map(cStringBytes), flags: flags)
+        name: name.description, descriptor: descriptor, path: path.map(cStringBytes), flags: flags, mode: mode,
+        resolve: resolve, secondDescriptor: secondDescriptor, secondPath: secondPath.map(cStringBytes))
     if let injected = observer.fault(for: call) {
-        observer.record(call, outcome: .injected(injected))
+        if observer.wantsIdentities {
+            observer.record(
+                call, outcome: .injected(injected),
+                identities: SyscallIdentities(
+                    directory: descriptor.flatMap(Sys.unobservedIdentity),
+                    secondDirectory: secondDescriptor.flatMap(Sys.unobservedIdentity)))
+        } else {
+            observer.record(call, outcome: .injected(injected))
+        }
         return .failure(injected)
     }
+    guard observer.wantsIdentities else {
+        let result = retryingInterrupts(body)
+        switch result {
+        case .success(let value): observer.record(call, outcome: .returned(Int(truncatingIfNeeded: value)))
+        case .failure(let errno): observer.record(call, outcome: .failed(errno))
+        }
+        return result
+    }
+    var identities = SyscallIdentities(
+        directory: descriptor.flatMap(Sys.unobservedIdentity),
+        secondDirectory: secondDescriptor.flatMap(Sys.unobservedIdentity))
     let result = retryingInterrupts(body)
     switch result {
-    case .success(let value): observer.record(call, outcome: .returned(Int(truncatingIfNeeded: value)))
-    case .failure(let errno): observer.record(call, outcome: .failed(errno))
+    case .success(let value):
+        if returnsDescriptor { identities.result = Sys.unobservedIdentity(CInt(truncatingIfNeeded: value)) }
+        observer.record(call, outcome: .returned(Int(truncatingIfNeeded: value)), identities: identities)
+    case .failure(let errno):
+        observer.record(call, outcome: .failed(errno), identities: identities)
     }
     return result
 }

@@ -18,7 +18,11 @@ let atCurrentDirectory: CInt = -100
 enum Sys {
     /// openat(2).
     static func openat(_ dirfd: CInt, _ path: UnsafePointer<CChar>, _ flags: CInt, _ mode: mode_t) -> Result<CInt, Errno> {
-        throughSeam("openat", descriptor: dirfd, path: path, flags: Int64(flags)) {
+        let creates = flags & O_CREAT != 0 || flags & LinuxFlags.tmpfile == LinuxFlags.tmpfile
+        return throughSeam(
+            "openat", descriptor: dirfd, path: path, flags: Int64(flags), mode: creates ? UInt32(mode) : nil,
+            returnsDescriptor: true
+        ) {
             Glibc.openat(dirfd, path, flags, mode)
         }
     }
@@ -27,9 +31,84 @@ enum Sys {
     static func openat2(_ dirfd: CInt, _ path: UnsafePointer<CChar>, flags: UInt64, mode: UInt64, resolve: UInt64)
         -> Result<CInt, Errno>
     {
-        throughSeam("openat2", descriptor: dirfd, path: path, flags: Int64(bitPattern: flags | (resolve << 40))) {
+        throughSeam(
+            "openat2", descriptor: dirfd, path: path, flags: Int64(bitPattern: flags),
+            mode: mode == 0 ? nil : UInt32(truncatingIfNeeded: mode), resolve: resolve, returnsDescriptor: true
+        ) {
             cls_openat2(dirfd, path, flags, mode, resolve)
         }
+    }
+
+    /// mkdirat(2).
+    static func mkdirat(_ dirfd: CInt, _ path: UnsafePointer<CChar>, _ mode: mode_t) -> Result<CInt, Errno> {
+        throughSeam("mkdirat", descriptor: dirfd, path: path, mode: UInt32(mode)) { Glibc.mkdirat(dirfd, path, mode) }
+    }
+
+    /// unlinkat(2).
+    static func unlinkat(_ dirfd: CInt, _ path: UnsafePointer<CChar>, _ flags: CInt) -> Result<CInt, Errno> {
+        throughSeam("unlinkat", descriptor: dirfd, path: path, flags: Int64(flags)) { Glibc.unlinkat(dirfd, path, flags) }
+    }
+
+    /// symlinkat(2): `target` is stored verbatim; the new link is `path` in `dirfd`.
+    static func symlinkat(_ target: UnsafePointer<CChar>, _ dirfd: CInt, _ path: UnsafePointer<CChar>)
+        -> Result<CInt, Errno>
+    {
+        throughSeam("symlinkat", descriptor: dirfd, path: path, secondPath: target) {
+            Glibc.symlinkat(target, dirfd, path)
+        }
+    }
+
+    /// linkat(2).
+    static func linkat(
+        _ olddirfd: CInt, _ oldpath: UnsafePointer<CChar>, _ newdirfd: CInt, _ newpath: UnsafePointer<CChar>,
+        _ flags: CInt
+    ) -> Result<CInt, Errno> {
+        throughSeam(
+            "linkat", descriptor: olddirfd, path: oldpath, flags: Int64(flags), secondDescriptor: newdirfd,
+            secondPath: newpath
+        ) {
+            Glibc.linkat(olddirfd, oldpath, newdirfd, newpath, flags)
+        }
+    }
+
+    /// renameat2(2) (`flags` 0 is plain renameat).
+    static func renameat2(
+        _ olddirfd: CInt, _ oldpath: UnsafePointer<CChar>, _ newdirfd: CInt, _ newpath: UnsafePointer<CChar>,
+        _ flags: UInt32
+    ) -> Result<CInt, Errno> {
+        throughSeam(
+            "renameat2", descriptor: olddirfd, path: oldpath, flags: Int64(flags), secondDescriptor: newdirfd,
+            secondPath: newpath
+        ) {
+            cls_renameat2(olddirfd, oldpath, newdirfd, newpath, flags)
+        }
+    }
+
+    /// fchmod(2): sets exactly these permission bits; not subject to the umask.
+    static func fchmod(_ fd: CInt, _ mode: mode_t) -> Result<CInt, Errno> {
+        throughSeam("fchmod", descriptor: fd, mode: UInt32(mode)) { Glibc.fchmod(fd, mode) }
+    }
+
+    /// fsync(2).
+    static func fsync(_ fd: CInt) -> Result<CInt, Errno> {
+        throughSeam("fsync", descriptor: fd) { Glibc.fsync(fd) }
+    }
+
+    /// write(2).
+    static func write(_ fd: CInt, _ buffer: UnsafeRawBufferPointer) -> Result<Int, Errno> {
+        throughSeam("write", descriptor: fd) { Glibc.write(fd, buffer.baseAddress, buffer.count) }
+    }
+
+    /// The identity of the object behind `fd`, measured for the audit log *without* passing
+    /// through the seam (so measuring is neither recorded nor failed by injection).
+    static func unobservedIdentity(_ fd: CInt) -> ObjectIdentity? {
+        guard fd >= 0 else { return nil }
+        var raw = cls_statx()
+        let mask = CLS_STATX_TYPE | CLS_STATX_MODE | CLS_STATX_NLINK | CLS_STATX_UID | CLS_STATX_INO
+        guard cls_statx(fd, "", LinuxFlags.emptyPath, mask, &raw) == 0 else { return nil }
+        return ObjectIdentity(
+            device: DeviceNumber(major: raw.stx_dev_major, minor: raw.stx_dev_minor), inode: raw.stx_ino,
+            mode: UInt32(raw.stx_mode), uid: raw.stx_uid, linkCount: raw.stx_nlink)
     }
 
     /// close(2). EINTR is not retried by Linux semantics: the descriptor is gone either way.
@@ -65,7 +144,7 @@ enum Sys {
 
     /// open_by_handle_at(2).
     static func openByHandle(_ mountFD: CInt, _ handle: inout cls_file_handle, _ flags: CInt) -> Result<CInt, Errno> {
-        throughSeam("open_by_handle_at", descriptor: mountFD, flags: Int64(flags)) {
+        throughSeam("open_by_handle_at", descriptor: mountFD, flags: Int64(flags), returnsDescriptor: true) {
             cls_open_by_handle_at(mountFD, &handle, flags)
         }
     }
@@ -142,6 +221,7 @@ enum Sys {
 
 enum LinuxFlags {
     static let path = cls_o_path()
+    static let tmpfile = cls_o_tmpfile()
     static let emptyPath = cls_at_empty_path()
     static let noFollow = O_NOFOLLOW
     static let symlinkNoFollow = AT_SYMLINK_NOFOLLOW

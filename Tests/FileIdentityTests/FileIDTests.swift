@@ -188,3 +188,31 @@ struct RootFileSystemTests {
         #expect(trace.calls.contains { $0.path == Array("/proc/self/mountinfo".utf8) })
     }
 }
+
+/// FileIdentity's own I/O is visible in the secure layer's audit log, in context.
+@Suite("File identity in the audit log", .enabled(if: VolumeSupport.isAvailable))
+struct FileIdentityAuditTests {
+    @Test("identifying a file on ext4 records the intent, then statx, name_to_handle_at and the mountinfo read with identities")
+    func audited() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let path = volume.path("f")
+            FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
+            let log = AuditLog()
+            let id = try SyscallSeam.$observer.withValue(log) { try FileID.identify(FilePath(path)) }
+            #expect(log.intents.first?.operation == "FileID.identify")
+            #expect(log.intents.first?.path == Array(path.utf8))
+            let names = Set(log.effects.map(\.call.name))
+            #expect(names.isSuperset(of: ["openat", "statx", "name_to_handle_at", "read"]))
+            let open = try #require(log.effects(named: "openat").first)
+            #expect(open.identities.result?.inode == id.inode)
+            #expect(log.effects(named: "statx").contains { $0.identities.directory?.inode == id.inode })
+            #expect(log.jsonLines().contains("\"operation\":\"FileID.identify\""))
+            // Its absolute paths are the caller's own path, /proc, and the mount point the mount
+            // table names (volume identification opens it to ask for the UUID): nothing else.
+            let mountPoint = Array((volume.mountPoint?.path ?? "").utf8)
+            let pathBased = log.pathBasedEffects().compactMap(\.call.path).filter { $0 != Array(path.utf8) && $0 != mountPoint }
+            #expect(log.pathBasedEffects().contains { $0.call.path == mountPoint })
+            #expect(pathBased.isEmpty, "\(pathBased.map { String(decoding: $0, as: UTF8.self) })")
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Synchronization
+import SystemPackage
+
+/// The audit log of the secure file layer: every operation at two levels, plus policy events.
+///
+/// - **Intent**: the library call (``AuditIntent``), such as `Directory.createFile("a/b")`.
+/// - **Effect**: each system call it made (``AuditEffect``): the directory descriptor's identity
+///   (device and inode, measured before the call), the name as bytes, typed flags and mode, and
+///   the result (the new descriptor's identity, or the errno).
+/// - **Policy**: decisions (``PolicyEvent``): escapes refused, owner or mode rejected, `EAGAIN`
+///   retried, fallback used, case collisions, objects created.
+///
+/// A log is never process-global. Scope it to a task (and its child tasks):
+///
+/// ```swift
+/// let log = AuditLog()
+/// try SyscallSeam.$observer.withValue(log) { try root.createFile("report", permissions: [.ownerReadWrite]) }
+/// ```
+///
+/// or to one root, for every operation made through it: `Directory(opening:auditLog:)`. Events
+/// carry a sequence number in recording order, so deterministic code produces a deterministic
+/// log. The same object injects faults (``SyscallFault``), like ``SyscallTrace``.
+public final class AuditLog: SyscallObserver {
+    private struct State {
+        var records: [AuditRecord] = []
+        var faults: [SyscallFault]
+        var next = 1
+    }
+    private let state: Mutex<State>
+
+    /// Creates an empty log that injects `faults` (the first matching rule wins).
+    public init(faults: [SyscallFault] = []) {
+        state = Mutex(State(faults: faults))
+    }
+
+    /// Every record, in order.
+    public var records: [AuditRecord] { state.withLock { $0.records } }
+
+    /// Every event, in order.
+    public var events: [AuditEvent] { records.map(\.event) }
+
+    /// Adds a fault rule for calls made from now on.
+    public func inject(_ fault: SyscallFault) {
+        state.withLock { $0.faults.append(fault) }
+    }
+
+    /// Forgets every record (fault rules stay).
+    public func clear() {
+        state.withLock {
+            $0.records.removeAll()
+            $0.next = 1
+        }
+    }
+
+    private func append(_ event: AuditEvent) {
+        state.withLock { state in
+            state.records.append(AuditRecord(sequence: state.next, event: event))
+            state.next += 1
+        }
+    }
+
+    // MARK: SyscallObserver
+
+    /// Part of ``SyscallObserver``: the log measures identities.
+    public var wantsIdentities: Bool { true }
+
+    /// Part of ``SyscallObserver``.
+    public func fault(for call: SyscallCall) -> Errno? {
+        state.withLock { state in
+            guard let index = state.faults.firstIndex(where: { $0.matches(call) }) else { return nil }
+            let errno = state.faults[index].errno
+            if let remaining = state.faults[index].times {
+                if remaining <= 1 { state.faults.remove(at: index) } else { state.faults[index].times = remaining - 1 }
+            }
+            return errno
+        }
+    }
+
+    /// Part of ``SyscallObserver`` (used only if identities are not measured).
+    public func record(_ call: SyscallCall, outcome: SyscallOutcome) {
+        append(.effect(AuditEffect(call: call, outcome: outcome, identities: SyscallIdentities())))
+    }
+
+    /// Part of ``SyscallObserver``.
+    public func record(_ call: SyscallCall, outcome: SyscallOutcome, identities: SyscallIdentities) {
+        append(.effect(AuditEffect(call: call, outcome: outcome, identities: identities)))
+    }
+
+    /// Part of ``SyscallObserver``.
+    public func recordIntent(_ intent: AuditIntent) { append(.intent(intent)) }
+
+    /// Part of ``SyscallObserver``.
+    public func recordPolicy(_ event: PolicyEvent) { append(.policy(event)) }
+}
+
+// MARK: - Library-side helpers for recording intents and policy events
+
+enum Audit {
+    /// Records the start of a library operation with the current task's observer, if any.
+    static func intent(_ operation: String, _ path: [UInt8] = [], _ details: [String: String] = [:]) {
+        SyscallSeam.observer?.recordIntent(AuditIntent(operation: operation, path: path, details: details))
+    }
+
+    /// Records a policy decision with the current task's observer, if any.
+    static func policy(_ event: PolicyEvent) {
+        SyscallSeam.observer?.recordPolicy(event)
+    }
+
+    /// Records a rejection and returns the error that reports it.
+    static func reject(
+        _ violation: SecurityViolation, path: [UInt8], syscall: String, errno: Errno,
+        file: StaticString = #fileID, line: UInt = #line
+    ) -> FileSystemError {
+        policy(.rejected(violation, path: path))
+        return FileSystemError(
+            violation: violation, syscall: syscall, errno: errno, path: FilePath(bytes: path), file: file, line: line)
+    }
+}

@@ -1,0 +1,124 @@
+import Synchronization
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A directory held by descriptor, under which paths are resolved safely.
+///
+/// A `Directory` owns an `O_PATH|O_DIRECTORY` descriptor, so it keeps naming the same directory
+/// when that directory is renamed or moved. Every path handed to it is resolved *beneath* it by
+/// its ``ResolutionPolicy`` (escapes are errors by default, or clamped with ``ResolutionPolicy/inRoot``),
+/// in the kernel with `openat2` or, where that is unavailable, with a component walker giving the
+/// same results. Every operation records an intent, its system calls and its policy decisions
+/// with the ``AuditLog`` of the root or of the current task.
+///
+/// ```swift
+/// let root = try Directory(opening: "/srv/data")
+/// let fd = try root.open("reports/2026/q3.json")          // beneath the root, or EXDEV
+/// let data = try root.readVerified("keys/signing.key")      // owner, mode, type and links checked first
+/// ```
+public final class Directory: Sendable, CustomStringConvertible {
+    /// The owned `O_PATH|O_DIRECTORY` descriptor.
+    public let descriptor: OwnedDescriptor
+    /// How paths are resolved beneath this directory unless an operation says otherwise.
+    public let policy: ResolutionPolicy
+    /// The audit log every operation through this root records into (`nil`: the task's observer).
+    public let auditLog: (any SyscallObserver)?
+    /// The resolver chosen at creation.
+    public let backend: ResolverBackend
+
+    let kernelResolverFailed: Mutex<Errno?>
+    let caseFolding: CaseFoldingCache
+
+    init(
+        descriptor: OwnedDescriptor, policy: ResolutionPolicy, auditLog: (any SyscallObserver)?,
+        backend: ResolverBackend, caseFolding: CaseFoldingCache, kernelResolverFailed: Errno? = nil
+    ) {
+        self.descriptor = descriptor
+        self.policy = policy
+        self.auditLog = auditLog
+        self.backend = backend
+        self.caseFolding = caseFolding
+        self.kernelResolverFailed = Mutex(kernelResolverFailed)
+    }
+
+    /// Opens `path` as a root.
+    ///
+    /// The path itself is trusted: it is opened like any `openat` (relative to `directory`, or to
+    /// the working directory), following symlinks, with `O_PATH|O_DIRECTORY`. Everything resolved
+    /// *beneath* the result is then confined to it.
+    ///
+    /// - Parameters:
+    ///   - path: The directory.
+    ///   - directory: Where a relative `path` starts (`nil`: the working directory).
+    ///   - policy: How paths beneath it are resolved (default ``ResolutionPolicy/beneath``).
+    ///   - auditLog: A log that records every operation through this root, whatever task runs it.
+    ///   - backend: ``ResolverBackend/automatic`` (default) or the walker only.
+    /// - Throws: ``FileSystemError`` naming `openat`.
+    public convenience init(
+        opening path: FilePath, relativeTo directory: Directory? = nil, policy: ResolutionPolicy = .beneath,
+        auditLog: (any SyscallObserver)? = nil, backend: ResolverBackend = .automatic
+    ) throws(FileSystemError) {
+        let fd = try Self.scoped(auditLog) { () throws(FileSystemError) -> OwnedDescriptor in
+            Audit.intent("Directory.init", pathBytes(path), ["policy": policy.description])
+            return try OwnedDescriptor.open(
+                path, relativeTo: directory?.descriptor, options: [.pathOnly, .directory])
+        }
+        self.init(descriptor: fd, policy: policy, auditLog: auditLog, backend: backend, caseFolding: CaseFoldingCache())
+    }
+
+    /// Adopts an open directory descriptor (any access mode) as a root.
+    public convenience init(
+        adopting descriptor: OwnedDescriptor, policy: ResolutionPolicy = .beneath, auditLog: (any SyscallObserver)? = nil,
+        backend: ResolverBackend = .automatic
+    ) {
+        self.init(descriptor: descriptor, policy: policy, auditLog: auditLog, backend: backend, caseFolding: CaseFoldingCache())
+    }
+
+    /// A root for a directory beneath this one, resolved by this root's policy. It shares this
+    /// root's audit log, backend and case-folding cache.
+    ///
+    /// - Throws: ``FileSystemError``; `ENOTDIR` if `path` is not a directory.
+    public func subdirectory(_ path: FilePath, policy: ResolutionPolicy? = nil) throws(FileSystemError) -> Directory {
+        let fd = try scoped { () throws(FileSystemError) -> OwnedDescriptor in
+            Audit.intent("Directory.subdirectory", pathBytes(path))
+            return try resolve(pathBytes(path), flags: LinuxFlags.path | O_DIRECTORY, policy: policy ?? self.policy)
+        }
+        return Directory(
+            descriptor: fd, policy: policy ?? self.policy, auditLog: auditLog, backend: backend,
+            caseFolding: caseFolding, kernelResolverFailed: kernelResolverFailed.withLock { $0 })
+    }
+
+    /// The status of the directory itself (`statx` on the descriptor).
+    public func status() throws(FileSystemError) -> FileStatus {
+        try scoped { () throws(FileSystemError) -> FileStatus in try descriptor.status() }
+    }
+
+    /// `Directory(fd N (path))`.
+    public var description: String { "Directory(\(descriptor))" }
+
+    // MARK: Scoping the audit log
+
+    /// Runs `body` with this root's audit log as the task's observer (when it has one).
+    func scoped<T>(_ body: () throws(FileSystemError) -> T) throws(FileSystemError) -> T {
+        try Self.scoped(auditLog, body)
+    }
+
+    static func scoped<T>(_ log: (any SyscallObserver)?, _ body: () throws(FileSystemError) -> T) throws(FileSystemError) -> T {
+        guard let log else { return try body() }
+        let result = SyscallSeam.$observer.withValue(log) {
+            Result { () throws(FileSystemError) -> T in try body() }
+        }
+        return try result.get()
+    }
+
+    /// The raw root descriptor, or EBADF.
+    func rootFD(_ syscall: String) throws(FileSystemError) -> CInt {
+        guard let fd = descriptor.rawValue else {
+            throw FileSystemError(syscall: syscall, errno: .badFileDescriptor, path: descriptor.openedPath)
+        }
+        return fd
+    }
+}
