@@ -1,3 +1,4 @@
+import Foundation
 import BookmarkFormat
 import FileIdentity
 import SecureFiles
@@ -170,7 +171,7 @@ extension Bookmark {
         } catch {
             throw BookmarkError(.corruptData, error.description, formatError: error)
         }
-        if source.wasBase64 { out = Array((Base64Text.encode(out) + "\n").utf8) }
+        if source.wasBase64 { out = Array((Data(out).base64EncodedString() + "\n").utf8) }
         _ = try FilePublisher.publish(out, at: path, attributes: attributes, mustExist: true)
         return FileRefresh(resolution: resolution, rewritten: true, container: source.container)
     }
@@ -191,24 +192,3 @@ extension Bookmark {
     }
 }
 
-/// Standard base64 (for files that held base64 text).
-enum Base64Text {
-    static func encode(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var index = 0
-        while index < bytes.count {
-            let b0 = UInt32(bytes[index])
-            let b1 = index + 1 < bytes.count ? UInt32(bytes[index + 1]) : 0
-            let b2 = index + 2 < bytes.count ? UInt32(bytes[index + 2]) : 0
-            let n = b0 << 16 | b1 << 8 | b2
-            out.append(alphabet[Int(n >> 18 & 63)])
-            out.append(alphabet[Int(n >> 12 & 63)])
-            out.append(index + 1 < bytes.count ? alphabet[Int(n >> 6 & 63)] : UInt8(ascii: "="))
-            out.append(index + 2 < bytes.count ? alphabet[Int(n & 63)] : UInt8(ascii: "="))
-            index += 3
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-}
