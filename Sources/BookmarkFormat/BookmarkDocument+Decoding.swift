@@ -76,8 +76,7 @@ struct DataSectionDecoder {
     let end: Int
     let limits: BookmarkDecodingLimits
     /// Decoded items by data offset, with expanded node count, height and expanded byte size.
-    var memo: [UInt32: Decoded] = [:]
-    var inProgress: Set<UInt32> = []
+    var memo: OffsetMemo
     var totalExpanded = 0
     var totalExpandedBytes = 0
 
@@ -88,6 +87,7 @@ struct DataSectionDecoder {
         self.start = start
         self.end = end
         self.limits = limits
+        self.memo = OffsetMemo(sectionLength: end - start)
     }
 
     func absolute(_ offset: UInt32) -> Int { start + Int(offset) }
@@ -156,14 +156,16 @@ struct DataSectionDecoder {
     }
 
     mutating func decodeItem(at offset: UInt32, depth: Int) throws(BookmarkFormatError) -> Decoded {
-        if let m = memo[offset] {
+        switch memo.state(offset) {
+        case .done(let m):
             guard depth + m.height <= limits.maxDepth else {
                 throw BookmarkFormatError(.depthLimitExceeded(limit: limits.maxDepth), at: absolute(offset))
             }
             return m
-        }
-        guard !inProgress.contains(offset) else {
+        case .inProgress:
             throw BookmarkFormatError(.cycle(itemOffset: offset), at: absolute(offset))
+        case .unseen:
+            break
         }
         guard depth <= limits.maxDepth else {
             throw BookmarkFormatError(.depthLimitExceeded(limit: limits.maxDepth), at: absolute(offset))
@@ -175,8 +177,8 @@ struct DataSectionDecoder {
         try requireInSection(offset &+ 8, Int(length))
         let payloadStart = abs + 8
         let n = Int(length)
-        inProgress.insert(offset)
-        defer { inProgress.remove(offset) }
+        memo.begin(offset)
+        defer { memo.abandon(offset) }
 
         func bad() -> BookmarkFormatError { BookmarkFormatError(.badItemLength(type: type, length: length), at: abs) }
 
@@ -252,7 +254,75 @@ struct DataSectionDecoder {
             item = .unknown(type: type, payload: try reader.slice(payloadStart, n))
         }
         let result: Decoded = (item: item, size: size, height: height, bytes: expandedBytes)
-        memo[offset] = result
+        memo.finish(offset, result)
         return result
+    }
+}
+
+/// Decoded items by data offset, and the offsets being decoded (for cycle detection).
+///
+/// For sections up to 64 KiB (every real bookmark) a dense table indexed by offset replaces
+/// hashing; larger sections use dictionaries.
+struct OffsetMemo {
+    enum State {
+        case unseen
+        case inProgress
+        case done(DataSectionDecoder.Decoded)
+    }
+
+    static let denseLimit = 1 << 16
+    /// Per offset: 0 unseen, -1 in progress, else 1 + index into `items`.
+    private var dense: [Int32]
+    private var items: [DataSectionDecoder.Decoded] = []
+    private var sparse: [UInt32: DataSectionDecoder.Decoded] = [:]
+    private var sparseInProgress: Set<UInt32> = []
+
+    init(sectionLength: Int) {
+        dense = sectionLength >= 0 && sectionLength <= OffsetMemo.denseLimit
+            ? Array(repeating: 0, count: sectionLength + 1) : []
+    }
+
+    private var isDense: Bool { !dense.isEmpty }
+
+    func state(_ offset: UInt32) -> State {
+        if isDense {
+            guard Int(offset) < dense.count else { return .unseen }
+            let v = dense[Int(offset)]
+            if v == 0 { return .unseen }
+            if v < 0 { return .inProgress }
+            return .done(items[Int(v) - 1])
+        }
+        if let m = sparse[offset] { return .done(m) }
+        return sparseInProgress.contains(offset) ? .inProgress : .unseen
+    }
+
+    /// Marks `offset` as being decoded. (Offsets beyond the section never reach here: they fail
+    /// the bounds check first.)
+    mutating func begin(_ offset: UInt32) {
+        if isDense {
+            if Int(offset) < dense.count { dense[Int(offset)] = -1 }
+        } else {
+            sparseInProgress.insert(offset)
+        }
+    }
+
+    /// Clears the in-progress mark if decoding did not finish (an error was thrown).
+    mutating func abandon(_ offset: UInt32) {
+        if isDense {
+            if Int(offset) < dense.count, dense[Int(offset)] < 0 { dense[Int(offset)] = 0 }
+        } else {
+            sparseInProgress.remove(offset)
+        }
+    }
+
+    mutating func finish(_ offset: UInt32, _ result: DataSectionDecoder.Decoded) {
+        if isDense {
+            guard Int(offset) < dense.count else { return }
+            items.append(result)
+            dense[Int(offset)] = Int32(items.count)
+        } else {
+            sparseInProgress.remove(offset)
+            sparse[offset] = result
+        }
     }
 }

@@ -68,8 +68,20 @@ struct ByteWriter: Sendable {
     var bytes: [UInt8] = []
 
     mutating func u16le(_ v: UInt16) { bytes += v.littleEndianBytes }
+    mutating func appendZeros(_ count: Int) {
+        if count > 0 { bytes.append(contentsOf: repeatElement(0, count: count)) }
+    }
+    /// Pads with zero bytes until `(bytes.count - origin)` is a multiple of `alignment`.
+    mutating func pad(to alignment: Int, from origin: Int) {
+        while (bytes.count - origin) % alignment != 0 { bytes.append(0) }
+    }
     mutating func u16be(_ v: UInt16) { bytes += v.bigEndianBytes }
-    mutating func u32le(_ v: UInt32) { bytes += v.littleEndianBytes }
+    mutating func u32le(_ v: UInt32) {
+        bytes.append(UInt8(truncatingIfNeeded: v))
+        bytes.append(UInt8(truncatingIfNeeded: v >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: v >> 16))
+        bytes.append(UInt8(truncatingIfNeeded: v >> 24))
+    }
     mutating func u32be(_ v: UInt32) { bytes += v.bigEndianBytes }
     mutating func u64le(_ v: UInt64) { bytes += v.littleEndianBytes }
     mutating func u64be(_ v: UInt64) { bytes += v.bigEndianBytes }
