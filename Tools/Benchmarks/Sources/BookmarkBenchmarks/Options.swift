@@ -14,6 +14,9 @@ struct Options {
     var batch = 10_000
     /// Also time the batch one bookmark at a time.
     var oneByOne = false
+    /// Only these metric groups (`--only`); `nil`: all.
+    var only: Set<String>?
+    static let metricGroups = ["unmoved", "create", "moved", "deleted", "batch", "handles", "codec", "open"]
     /// Skip the all-metrics run (sweep only).
     var sweepOnly = false
     /// Where to write the results as JSON.
@@ -26,7 +29,7 @@ struct Options {
     static let usage = """
         usage: BookmarkBenchmarks [--entries N] [--runs R] [--min-ms MS] [--seed S] [--batch N] [--one-by-one]
                                   [--sweep N,N,...] [--sweep-only] [--json FILE] [--smoke]
-                                  [--profile unmoved|create|moved|deleted|codec|open [--iterations K]]
+                                  [--only GROUP,...] [--profile unmoved|create|moved|deleted|codec|open [--iterations K]]
           --entries N     entries of the main tree (default 100000)
           --runs R        runs per metric; medians are reported (default 5)
           --min-ms MS     least time one measurement repeats an operation for (default 200)
@@ -34,6 +37,8 @@ struct Options {
           --batch N       bookmarks in the batch metric (default 10000)
           --sweep LIST    also time the moved- and deleted-file cases on trees of these sizes
           --sweep-only    run only the sweep
+          --only LIST     only these metrics: unmoved, create, moved, deleted, batch, handles,
+                          codec, open (comma-separated; for quick re-measurement of one fix)
           --one-by-one    also time the batch with one resolve(_:volumes:) per bookmark
           --json FILE     write every result as JSON (for Tools/Benchmarks/plot.py)
           --profile NAME  build the tree, then repeat one operation K times (default 1000) in
@@ -61,6 +66,11 @@ struct Options {
                 options.sweep = sizes
             case "--sweep-only": options.sweepOnly = true
             case "--one-by-one": options.oneByOne = true
+            case "--only":
+                guard let list = value() else { return nil }
+                let groups = Set(list.split(separator: ",").map(String.init))
+                guard !groups.isEmpty, groups.isSubset(of: metricGroups) else { return nil }
+                options.only = groups
             case "--json": guard let path = value() else { return nil }; options.json = path
             case "--profile": guard let name = value() else { return nil }; options.profile = name
             case "--iterations": guard let n = value().flatMap({ Int($0) }), n > 0 else { return nil }; options.iterations = n

@@ -18,21 +18,24 @@ func withWorkload<T>(entries: Int, seed: UInt64, _ body: (Workload) throws -> T)
 }
 
 /// Every metric of the table, in order.
-func allMetrics(_ workload: Workload, measure: Measure, batch: Int, oneByOne: Bool) throws -> [MetricResult] {
+/// With `only`, just the named groups (see ``Options/metricGroups``).
+func allMetrics(_ workload: Workload, measure: Measure, batch: Int, oneByOne: Bool,
+                only: Set<String>? = nil) throws -> [MetricResult] {
+    func wanted(_ group: String) -> Bool { only?.contains(group) ?? true }
     var bench = try Bench(workload: workload, measure: measure)
     var rows: [MetricResult] = []
     func add(_ new: [MetricResult]) {
         new.forEach(printProgress)
         rows += new
     }
-    add(try bench.unmoved())
-    add([try bench.create()])
-    add([try bench.movedWithinProject()])
-    add([try bench.deleted()])
-    add(try bench.batch(bookmarks: batch, runs: measure.runs, oneByOne: oneByOne))
-    if geteuid() == 0 { add([try bench.movedWithHandles()]) }
-    add([try bench.codec()])
-    add([try bench.openBeneathRoot()])
+    if wanted("unmoved") { add(try bench.unmoved()) }
+    if wanted("create") { add([try bench.create()]) }
+    if wanted("moved") { add([try bench.movedWithinProject()]) }
+    if wanted("deleted") { add([try bench.deleted()]) }
+    if wanted("batch") { add(try bench.batch(bookmarks: batch, runs: measure.runs, oneByOne: oneByOne)) }
+    if wanted("handles"), geteuid() == 0 { add([try bench.movedWithHandles()]) }
+    if wanted("codec") { add([try bench.codec()]) }
+    if wanted("open") { add([try bench.openBeneathRoot()]) }
     return rows
 }
 

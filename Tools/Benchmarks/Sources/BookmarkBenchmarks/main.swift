@@ -32,7 +32,8 @@ do {
     }
     if !options.sweepOnly {
         report.results = try withWorkload(entries: options.entries, seed: options.seed) { workload in
-            try allMetrics(workload, measure: measure, batch: options.batch, oneByOne: options.oneByOne)
+            try allMetrics(workload, measure: measure, batch: options.batch, oneByOne: options.oneByOne,
+                           only: options.only)
         }
         printTable(report.results)
     }
