@@ -53,6 +53,18 @@ public struct BookmarkTOC: Sendable, Hashable {
     }
 
     private func lowerBound(_ key: BookmarkKey) -> Int {
+        if case .numeric(let wanted) = key {
+            // Numeric keys sort before string keys and by value: compare words, not enums.
+            return entries.withUnsafeBufferPointer { buffer in
+                var lo = 0
+                var hi = buffer.count
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if case .numeric(let v) = buffer[mid].key, v < wanted { lo = mid + 1 } else { hi = mid }
+                }
+                return lo
+            }
+        }
         var lo = 0
         var hi = entries.count
         while lo < hi {

@@ -22,6 +22,8 @@ public struct ByteString: Sendable, Hashable, Comparable, ExpressibleByStringLit
 
     /// The text, or `nil` when the bytes are not valid UTF-8.
     public var string: String? {
+        // Fast path: the standard library's validating decoder (nil on invalid UTF-8, as below).
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
         var it = bytes.makeIterator()
         var out = ""
         var decoder = UTF8()
@@ -70,7 +72,13 @@ public struct ByteString: Sendable, Hashable, Comparable, ExpressibleByStringLit
 
     /// Orders byte strings by their bytes, lexicographically.
     public static func < (lhs: ByteString, rhs: ByteString) -> Bool {
-        lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
+        lhs.bytes.withUnsafeBufferPointer { l in
+            rhs.bytes.withUnsafeBufferPointer { r in
+                let n = min(l.count, r.count)
+                for i in 0..<n where l[i] != r[i] { return l[i] < r[i] }
+                return l.count < r.count
+            }
+        }
     }
 
     /// Decodes one UTF-8 scalar at `i`, or returns nil for an invalid sequence.

@@ -170,7 +170,16 @@ func splitComponents(_ bytes: [UInt8]) -> [[UInt8]] {
 }
 
 func joinComponents(_ components: [[UInt8]]) -> [UInt8] {
-    components.isEmpty ? [UInt8(ascii: "/")] : components.flatMap { [UInt8(ascii: "/")] + $0 }
+    if components.isEmpty { return [UInt8(ascii: "/")] }
+    var count = 0
+    for c in components { count += 1 + c.count }
+    var path: [UInt8] = []
+    path.reserveCapacity(count)
+    for c in components {
+        path.append(UInt8(ascii: "/"))
+        path.append(contentsOf: c)
+    }
+    return path
 }
 
 func formatSource(_ volume: Volume) -> VolumeUUIDSource? {

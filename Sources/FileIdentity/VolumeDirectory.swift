@@ -59,8 +59,14 @@ public final class VolumeDirectory: Sendable {
     ///   - hint: Where the volume was mounted last (a bookmark's volume path): mounts there are
     ///     identified first, so the common case costs one volume identification, not one per mount.
     public func locate(uuid: String, hint: [UInt8]? = nil) -> VolumeLocation {
+        // Known UUIDs are cached under their spelling as given and their normalized form, so
+        // the common repeat (the same spelling) skips normalizing.
+        if let known = located.withLock({ $0[uuid] }) { return .mounted(known) }
         let key = normalizedIdentifier(uuid)
-        if let known = located.withLock({ $0[key] }) { return .mounted(known) }
+        if let known = located.withLock({ $0[key] }) {
+            located.withLock { $0[uuid] = known }
+            return .mounted(known)
+        }
         var ordered = table.volumes.filter(\.isWholeFileSystem) + table.volumes.filter { !$0.isWholeFileSystem }
         if let hint {
             ordered = ordered.filter { $0.mountPoint == hint } + ordered.filter { $0.mountPoint != hint }
@@ -68,7 +74,10 @@ public final class VolumeDirectory: Sendable {
         for entry in ordered where entry.category != .pseudo {
             let volume = volume(of: entry)
             if volume.isPersistent, volume.matches(uuid: uuid) {
-                located.withLock { $0[key] = volume }
+                located.withLock {
+                    $0[key] = volume
+                    $0[uuid] = volume
+                }
                 return .mounted(volume)
             }
         }
