@@ -48,7 +48,7 @@ extension Bookmark {
         var pathOnly: [Waiting] = []
         for (index, bookmark) in bookmarks.enumerated() {
             do throws(BookmarkError) {
-                let recorded = try Recorded(bookmark.record)
+                let recorded = try bookmark.recordedCache.recorded(for: bookmark.record)
                 var resolver = Resolver(recorded: recorded, options: options, directory: directory)
                 switch try resolver.runUntilSearch() {
                 case .resolved(let resolution): results[index] = .success(resolution)

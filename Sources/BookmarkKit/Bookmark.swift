@@ -1,6 +1,7 @@
 import BookmarkFormat
 import FileIdentity
 import SecureFiles
+import Synchronization
 import SystemPackage
 
 /// Bookmark data: a durable reference to a file or directory, in Apple's `book` layout.
@@ -9,7 +10,19 @@ import SystemPackage
 /// later ``resolve(_:)`` it to find the object again after renames, moves, atomic saves and remounts.
 public struct Bookmark: Sendable, Hashable {
     /// The decoded record (every key, including unknown ones, kept).
-    public var record: BookmarkRecord
+    public var record: BookmarkRecord {
+        didSet { recordedCache = RecordedCache() }
+    }
+
+    /// What resolution compares against, derived from ``record`` once (on first resolution) and
+    /// shared by copies; replaced whenever ``record`` changes. Not part of equality or hashing.
+    var recordedCache = RecordedCache()
+
+    /// Equal when the records are equal.
+    public static func == (lhs: Bookmark, rhs: Bookmark) -> Bool { lhs.record == rhs.record }
+
+    /// Hashes the record.
+    public func hash(into hasher: inout Hasher) { hasher.combine(record) }
 
     /// Wraps a record.
     public init(record: BookmarkRecord) { self.record = record }
@@ -42,5 +55,20 @@ public struct Bookmark: Sendable, Hashable {
     /// The creation options it was made with.
     public var creationOptions: BookmarkCreationOptions {
         BookmarkCreationOptions(rawValue: record.creationOptions ?? 0)
+    }
+}
+
+/// The ``Recorded`` form of one record, computed on first use (see ``Bookmark/recordedCache``).
+final class RecordedCache: Sendable {
+    private let value = Mutex<Recorded?>(nil)
+
+    init() {}
+
+    /// The recorded facts of `record`, which must be the record this cache belongs to.
+    func recorded(for record: BookmarkRecord) throws(BookmarkError) -> Recorded {
+        if let known = value.withLock({ $0 }) { return known }
+        let fresh = try Recorded(record)
+        value.withLock { $0 = fresh }
+        return fresh
     }
 }
