@@ -29,7 +29,7 @@ func allMetrics(_ workload: Workload, measure: Measure, batch: Int, oneByOne: Bo
         rows += new
     }
     if wanted("unmoved") { add(try bench.unmoved()) }
-    if wanted("create") { add([try bench.create()]) }
+    if wanted("create") { add(try bench.create()) }
     if wanted("moved") { add([try bench.movedWithinProject()]) }
     if wanted("deleted") { add([try bench.deleted()]) }
     if wanted("batch") { add(try bench.batch(bookmarks: batch, runs: measure.runs, oneByOne: oneByOne)) }
