@@ -17,7 +17,7 @@ extension Bookmark {
     public func resolve(_ options: ResolutionOptions = ResolutionOptions(), volumes: VolumeDirectory? = nil)
         throws(BookmarkError) -> Resolution
     {
-        let recorded = try Recorded(record)
+        let recorded = try recordedCache.recorded(for: record)
         let directory: VolumeDirectory
         do {
             directory = try volumes ?? VolumeDirectory()
@@ -148,10 +148,11 @@ struct Resolver {
 
     /// The object at `path`, and whether it is the recorded one.
     func inspect(_ path: [UInt8]) -> (Found, Bool)? {
-        guard let object = try? OwnedDescriptor.open(FilePath(bytes: path), options: [.pathOnly, .noFollow]),
+        let filePath = FilePath(bytes: path)
+        guard let object = try? OwnedDescriptor.open(filePath, options: [.pathOnly, .noFollow]),
             let id = try? FileID.identify(object, volumes: directory)
         else { return nil }
-        return (Found(path: path, id: id, matchedBy: .path), recorded.matches(id))
+        return (Found(path: path, id: id, matchedBy: .path, filePath: filePath), recorded.matches(id))
     }
 
     /// Another object of the same kind, in the recorded parent directory (when it was recorded).
@@ -285,7 +286,7 @@ struct Resolver {
         if let recordedPoint = recorded.volumePath, recordedPoint != volume.mountPoint { changes.insert(.volumeMountPoint) }
         if let recordedName = recorded.volumeName, recordedName != currentVolumeName(volume) { changes.insert(.volumeName) }
         return Resolution(
-            path: FilePath(bytes: found.path), matchedBy: found.matchedBy, changes: changes,
+            path: found.filePath ?? FilePath(bytes: found.path), matchedBy: found.matchedBy, changes: changes,
             isInTrash: isTrashPath(found.path), volume: volume, fileID: found.id, entriesSearched: entriesSearched,
             notes: notes)
     }

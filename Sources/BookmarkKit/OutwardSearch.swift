@@ -58,6 +58,8 @@ struct Found {
     var path: [UInt8]
     var id: FileID
     var matchedBy: MatchKind
+    /// `path` as a `FilePath`, when one was already made for it (saves a second conversion).
+    var filePath: FilePath? = nil
 }
 
 /// Searches one volume outward from a starting directory: the start's subtree, then the parent's

@@ -68,10 +68,18 @@ public struct Resolution: Sendable {
 /// `.Trash/UID/files/…`).
 public func isTrashPath(_ bytes: [UInt8]) -> Bool {
     // Cheap rejection: every Trash form contains "Trash".
-    let trash = Array("Trash".utf8)
-    guard bytes.count >= trash.count,
-        bytes.indices.dropLast(trash.count - 1).contains(where: { bytes[$0..<($0 + trash.count)].elementsEqual(trash) })
-    else { return false }
+    let containsTrash = bytes.withUnsafeBufferPointer { b -> Bool in
+        guard b.count >= 5 else { return false }
+        for i in 0...(b.count - 5) where b[i] == UInt8(ascii: "T") {
+            if b[i + 1] == UInt8(ascii: "r"), b[i + 2] == UInt8(ascii: "a"), b[i + 3] == UInt8(ascii: "s"),
+                b[i + 4] == UInt8(ascii: "h")
+            {
+                return true
+            }
+        }
+        return false
+    }
+    guard containsTrash else { return false }
     let components = bytes.split(separator: UInt8(ascii: "/")).map { Array($0) }
     guard components.count >= 2 else { return false }
     for index in 0..<(components.count - 1) where components[index + 1] == Array("files".utf8) {
