@@ -50,49 +50,54 @@ extension BookmarkDocument {
         // Entry offsets per TOC, as (raw key word, item offset, flags).
         var written: [[(UInt32, UInt32, UInt32)]] = Array(repeating: [], count: tocs.count)
 
-        func writeEntries(_ t: Int, _ keys: [BookmarkKey], into e: inout ItemEncoder) throws(BookmarkFormatError) {
-            for key in keys {
-                guard let i = tocs[t].index(of: key) else { continue }
-                let entry = tocs[t].entries[i]
-                let raw: UInt32
-                switch entry.key {
-                case .numeric(let v):
-                    guard v & 0x8000_0000 == 0 else {
-                        throw BookmarkFormatError(.unencodable("numeric key 0x\(String(v, radix: 16)) has bit 31 set"), at: nil)
-                    }
-                    raw = v
-                case .string(let name):
-                    let o = try e.write(.string(name))
-                    guard o & 0x8000_0000 == 0 else {
-                        throw BookmarkFormatError(.unencodable("string key beyond 2 GiB"), at: nil)
-                    }
-                    raw = 0x8000_0000 | o
+        // Which entries of each TOC are written already.
+        var done: [[Bool]] = tocs.map { [Bool](repeating: false, count: $0.entries.count) }
+
+        func writeEntry(_ t: Int, _ i: Int, into e: inout ItemEncoder) throws(BookmarkFormatError) {
+            let entry = tocs[t].entries[i]
+            let raw: UInt32
+            switch entry.key {
+            case .numeric(let v):
+                guard v & 0x8000_0000 == 0 else {
+                    throw BookmarkFormatError(.unencodable("numeric key 0x\(String(v, radix: 16)) has bit 31 set"), at: nil)
                 }
-                let o = try e.write(entry.value)
-                written[t].append((raw, o, entry.flags))
+                raw = v
+            case .string(let name):
+                let o = try e.write(.string(name))
+                guard o & 0x8000_0000 == 0 else {
+                    throw BookmarkFormatError(.unencodable("string key beyond 2 GiB"), at: nil)
+                }
+                raw = 0x8000_0000 | o
+            }
+            let o = try e.write(entry.value)
+            written[t].append((raw, o, entry.flags))
+            done[t][i] = true
+        }
+
+        /// The standard keys present, in Apple's order.
+        func writeStandardEntries(_ t: Int, into e: inout ItemEncoder) throws(BookmarkFormatError) {
+            for key in BookmarkDocument.appleItemOrder {
+                if let i = tocs[t].index(of: key) { try writeEntry(t, i, into: &e) }
             }
         }
 
-        func remainingKeys(_ t: Int) -> [BookmarkKey] {
-            let done = written[t]
-            return tocs[t].keys.filter { key in
-                if case .numeric(let v) = key { return !done.contains { $0.0 == v } }
-                return true
-            }
+        /// Every entry not written yet, in key order.
+        func writeRemainingEntries(_ t: Int, into e: inout ItemEncoder) throws(BookmarkFormatError) {
+            for i in tocs[t].entries.indices where !done[t][i] { try writeEntry(t, i, into: &e) }
         }
 
         // Phase 1: the first TOC's standard items in Apple's order.
-        try writeEntries(0, BookmarkDocument.appleItemOrder, into: &e)
+        try writeStandardEntries(0, into: &e)
         // Phase 2: the other TOCs, each followed by its table.
         var tocOffsets = [UInt32](repeating: 0, count: tocs.count)
         for t in tocs.indices.dropFirst() {
-            try writeEntries(t, BookmarkDocument.appleItemOrder, into: &e)
-            try writeEntries(t, remainingKeys(t), into: &e)
+            try writeStandardEntries(t, into: &e)
+            try writeRemainingEntries(t, into: &e)
             tocOffsets[t] = try e.alignedOffset()
             e.w.appendZeros(20 + 12 * tocs[t].entries.count)
         }
         // Phase 3: the first TOC's remaining items, then its table.
-        try writeEntries(0, remainingKeys(0), into: &e)
+        try writeRemainingEntries(0, into: &e)
         tocOffsets[0] = try e.alignedOffset()
         e.w.appendZeros(20 + 12 * tocs[0].entries.count)
 
