@@ -204,9 +204,20 @@ struct DataSectionDecoder {
         case BookmarkItem.TypeCode.data:
             item = .data(try reader.slice(payloadStart, n))
         case 0x0300...0x03FF:
-            guard let num = BookmarkNumber(subtype: UInt8(type & 0xFF), payload: try reader.slice(payloadStart, n))
-            else { throw bad() }
-            item = .number(num)
+            // The fixed-width subtypes straight from the bytes (no payload array), as
+            // BookmarkNumber(subtype:payload:) would decode them.
+            switch (type & 0xFF, n) {
+            case (1, 1): item = .number(.sint8(Int8(bitPattern: try reader.u8(payloadStart))))
+            case (2, 2): item = .number(.sint16(Int16(bitPattern: try reader.u16le(payloadStart))))
+            case (3, 4): item = .number(.sint32(Int32(bitPattern: try reader.u32le(payloadStart))))
+            case (4, 8): item = .number(.sint64(Int64(bitPattern: try reader.u64le(payloadStart))))
+            case (5, 4): item = .number(.float32(Float(bitPattern: try reader.u32le(payloadStart))))
+            case (6, 8): item = .number(.float64(Double(bitPattern: try reader.u64le(payloadStart))))
+            default:
+                guard let num = BookmarkNumber(subtype: UInt8(type & 0xFF), payload: try reader.slice(payloadStart, n))
+                else { throw bad() }
+                item = .number(num)
+            }
         case BookmarkItem.TypeCode.date:
             guard n == 8 else { throw bad() }
             item = .date(BookmarkDate(secondsSinceReferenceDate: Double(bitPattern: try reader.u64be(payloadStart))))
