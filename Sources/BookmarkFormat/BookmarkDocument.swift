@@ -44,9 +44,15 @@ public struct BookmarkDocument: Sendable, Hashable {
         get { targetTOC?[key] }
         set {
             let id = targetTOC?.id ?? BookmarkTOC.targetID
-            var toc = self[tocID: id] ?? BookmarkTOC(id: id)
-            toc[key] = newValue
-            self[tocID: id] = toc
+            if let i = tocs.firstIndex(where: { $0.id == id }) {
+                // In place: a copy of the TOC would make its entries array shared, and the
+                // write would then copy every entry.
+                tocs[i][key] = newValue
+            } else {
+                var toc = BookmarkTOC(id: id)
+                toc[key] = newValue
+                tocs.append(toc)
+            }
         }
     }
 }

@@ -40,12 +40,22 @@ public struct BookmarkUUID: Sendable, Hashable, CustomStringConvertible {
 
     /// The upper-case textual form Apple uses, e.g. `8A829A03-9B24-4085-8051-18978712E4BE`.
     public var uppercaseString: String {
-        var s = ""
-        for (i, b) in bytes.enumerated() {
-            if [4, 6, 8, 10].contains(i) { s += "-" }
-            s += hex2(b).uppercased()
+        let digits: StaticString = "0123456789ABCDEF"
+        return String(unsafeUninitializedCapacity: 36) { buffer in
+            var n = 0
+            digits.withUTF8Buffer { hex in
+                for (i, b) in bytes.enumerated() {
+                    if i == 4 || i == 6 || i == 8 || i == 10 {
+                        buffer[n] = UInt8(ascii: "-")
+                        n += 1
+                    }
+                    buffer[n] = hex[Int(b >> 4)]
+                    buffer[n + 1] = hex[Int(b & 0x0F)]
+                    n += 2
+                }
+            }
+            return n
         }
-        return s
     }
 
     /// The upper-case textual form.
