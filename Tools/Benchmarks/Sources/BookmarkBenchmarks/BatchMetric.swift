@@ -9,7 +9,10 @@ extension Bench {
     /// their project folder, one in ten far (to another top-level folder). Resolved with
     /// `Bookmark.resolveAll` and a shared `VolumeDirectory`, without handles and then with them
     /// (and, with `oneByOne`, one `resolve` at a time); the baseline is one `find` walk of the volume.
-    mutating func batch(bookmarks wanted: Int, runs: Int, oneByOne: Bool) throws -> [MetricResult] {
+    /// Creates the batch's bookmarks and moves a tenth of their files (see ``batch(bookmarks:runs:oneByOne:)``).
+    mutating func prepareBatch(_ wanted: Int) throws
+        -> (bookmarks: [Bookmark], expected: [String], count: Int, movedCount: Int, farCount: Int)
+    {
         let projectPool = workload.projectFiles.map(\.file).filter { !used.contains($0) }
         let otherPool = workload.otherFiles.filter { !used.contains($0) }
         let count = min(wanted, (projectPool.count + otherPool.count) / 2)
@@ -30,6 +33,11 @@ extension Bench {
             try move(file, to: destination)
             expected[index] = full(destination)
         }
+        return (bookmarks, expected, count, movedCount, farCount)
+    }
+
+    mutating func batch(bookmarks wanted: Int, runs: Int, oneByOne: Bool) throws -> [MetricResult] {
+        let (bookmarks, expected, count, movedCount, farCount) = try prepareBatch(wanted)
         let noHandles = ResolutionOptions(useHandles: false)
         var misses = 0
         let once = Measure(runs: min(runs, 3), minimumTime: .zero)

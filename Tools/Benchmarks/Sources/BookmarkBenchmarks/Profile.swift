@@ -10,7 +10,7 @@ import SystemPackage
 /// `--profile NAME`: repeats one operation so that callgrind sees only it. Run as
 /// `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*profileLoop*' BookmarkBenchmarks --profile NAME`.
 extension Bench {
-    static let profileNames = ["unmoved", "create", "moved", "deleted", "codec", "open"]
+    static let profileNames = ["unmoved", "create", "moved", "deleted", "codec", "open", "batch"]
 
     mutating func profile(_ name: String, iterations: Int) throws {
         let (project, file) = try deepProjectFile()
@@ -33,6 +33,11 @@ extension Bench {
         case "codec":
             let bytes = try bookmark.data()
             operation = { _ = try Bookmark(data: bytes).data() }
+        case "batch":
+            // A tenth of the tree's size, a tenth of those moved; resolved as one batch, no handles.
+            let prepared = try prepareBatch(max(workload.entries / 10, 10))
+            let noHandles = ResolutionOptions(useHandles: false)
+            operation = { _ = Bookmark.resolveAll(prepared.bookmarks, options: noHandles, volumes: volumes) }
         case "open":
             let root = try OwnedDescriptor.open(FilePath(this.workload.root), options: [.directory])
             operation = { try OwnedDescriptor.open(FilePath(file), relativeTo: root).close() }
