@@ -22,8 +22,8 @@ extension Directory {
     ///   ``SecurityViolation/escape`` or ``SecurityViolation/magicLink`` when the policy refused.
     ///
     /// Implementation details: `openat2(root, path, {flags, RESOLVE_BENEATH|IN_ROOT, RESOLVE_NO_MAGICLINKS…})`,
-    /// retrying `EAGAIN` up to ``ResolutionPolicy/eagainRetries`` times; on `ENOSYS`/`EPERM` the
-    /// component walker (see ``ResolverBackend``).
+    /// retrying `EAGAIN` up to ``ResolutionPolicy/eagainRetries`` times, after which the component
+    /// walker answers that call; on `ENOSYS`/`EPERM` the root switches to the walker (see ``ResolverBackend``).
     public func open(
         _ path: FilePath, options: OwnedDescriptor.OpenOptions = .readOnly, policy: ResolutionPolicy? = nil
     ) throws(FileSystemError) -> OwnedDescriptor {
@@ -74,6 +74,11 @@ extension Directory {
                     attempt += 1
                     Audit.policy(.retriedEAGAIN(attempt: attempt, path: path))
                     continue
+                case .failure(.resourceTemporarilyUnavailable):
+                    // A rename storm elsewhere on the system (the kernel's rename sequence kept
+                    // moving) outlasted the bound: the walker, which takes `..` from its own stack
+                    // and is not disturbed by that, answers this one call. The root keeps openat2.
+                    Audit.policy(.fellBack(errno: .resourceTemporarilyUnavailable))
                 case .failure(.noFunction), .failure(.notPermitted):
                     let errno = result.failureErrno ?? .noFunction
                     kernelResolverFailed.withLock { $0 = errno }

@@ -139,7 +139,15 @@ extension Directory {
                 continue
             }
             let childfd = try child.raw("getdents64")
-            for item in try child.directoryEntries() {
+            let items: [DirectoryEntry]
+            do throws(FileSystemError) {
+                items = try child.directoryEntries()
+            } catch {
+                // getdents64 on a directory another remover already deleted says ENOENT: it is gone.
+                if error.errno == .noSuchFileOrDirectory { return }
+                throw error
+            }
+            for item in items {
                 try removeEntry(item.name, in: childfd, path: path + [UInt8(ascii: "/")] + item.name)
             }
             switch withCName(name, { Sys.unlinkat(dirfd, $0, AT_REMOVEDIR) }) {

@@ -25,7 +25,7 @@ public struct ResolutionPolicy: Sendable, Hashable, CustomStringConvertible {
     /// Refuse crossing into another mount (`EXDEV`), bind mounts included.
     public var refusesMountCrossing: Bool
     /// How many times an `openat2` that fails with `EAGAIN` (a concurrent rename) is retried
-    /// before the error is returned. libpathrs uses 128.
+    /// before the component walker answers the call instead (libpathrs retries 128 times).
     public var eagainRetries: Int
 
     /// Creates a policy.

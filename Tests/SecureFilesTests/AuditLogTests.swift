@@ -135,23 +135,32 @@ final class AuditLogTests {
         #expect(taskLog.intents.isEmpty && taskLog.effects.allSatisfy { $0.call.name == "close" })
     }
 
-    @Test("EAGAIN from openat2 is retried up to the bound and then reported", arguments: [1, 127, 128, 129])
+    @Test("EAGAIN from openat2 is retried up to the bound, then the walker answers that call", arguments: [1, 127, 128, 129])
     func eagain(times: Int) throws {
         let log = AuditLog(faults: [.openat2Again(times: times)])
         let root = try Directory(opening: FilePath(base), auditLog: log)
         let result = Result { () throws(FileSystemError) in try root.open("b/c/file") }
         let retries = log.policyEvents.filter { if case .retriedEAGAIN = $0 { return true } else { return false } }
+        let fellBack = log.policyEvents.filter { $0 == .fellBack(errno: .resourceTemporarilyUnavailable) }
+        #expect((try? result.get()) != nil)
         if times <= 128 {
-            #expect((try? result.get()) != nil)
             #expect(retries.count == times)
+            #expect(fellBack.isEmpty)
+            #expect(!log.contains(syscall: "readlinkat") || times == 0)
         } else {
-            #expect(result.failureErrno == .resourceTemporarilyUnavailable)
             #expect(retries.count == 128)
             #expect(log.effects(named: "openat2").count == 129)
+            #expect(fellBack.count == 1)
         }
+        // The root keeps using openat2 afterwards.
+        let before = log.effects(named: "openat2").count
+        _ = try root.open("b/c/file")
+        #expect(log.effects(named: "openat2").count == before + 1)
+        // A stricter bound falls back sooner, with the same answer.
         let strict = ResolutionPolicy(scope: .beneath, eagainRetries: 4)
         log.inject(.openat2Again(times: 5))
-        #expect(throws: FileSystemError.self) { try root.open("b/c/file", policy: strict) }
+        let viaWalker = try root.open("b/c/file", policy: strict)
+        #expect(try viaWalker.status().inode == (try root.open("b/c/file").status().inode))
     }
 
     @Test("ENOSYS or EPERM from openat2 switches the root to the walker once, recorded as a policy event", arguments: [Errno.noFunction, .notPermitted])
