@@ -66,14 +66,7 @@ public final class AuditLog: SyscallObserver {
 
     /// Part of ``SyscallObserver``.
     public func fault(for call: SyscallCall) -> Errno? {
-        state.withLock { state in
-            guard let index = state.faults.firstIndex(where: { $0.matches(call) }) else { return nil }
-            let errno = state.faults[index].errno
-            if let remaining = state.faults[index].times {
-                if remaining <= 1 { state.faults.remove(at: index) } else { state.faults[index].times = remaining - 1 }
-            }
-            return errno
-        }
+        state.withLock { $0.faults.consumeFault(for: call) }
     }
 
     /// Part of ``SyscallObserver`` (used only if identities are not measured).

@@ -102,18 +102,24 @@ public final class SyscallTrace: SyscallObserver {
 
     /// Part of ``SyscallObserver``.
     public func fault(for call: SyscallCall) -> Errno? {
-        state.withLock { state in
-            guard let index = state.faults.firstIndex(where: { $0.matches(call) }) else { return nil }
-            let errno = state.faults[index].errno
-            if let remaining = state.faults[index].times {
-                if remaining <= 1 { state.faults.remove(at: index) } else { state.faults[index].times = remaining - 1 }
-            }
-            return errno
-        }
+        state.withLock { $0.faults.consumeFault(for: call) }
     }
 
     /// Part of ``SyscallObserver``.
     public func record(_ call: SyscallCall, outcome: SyscallOutcome) {
         state.withLock { $0.entries.append(Entry(call: call, outcome: outcome)) }
+    }
+}
+
+extension Array where Element == SyscallFault {
+    /// The errno of the first rule matching `call`, counting down (and dropping) a rule limited to
+    /// a number of calls. Shared by ``SyscallTrace`` and ``AuditLog``.
+    mutating func consumeFault(for call: SyscallCall) -> Errno? {
+        guard let index = firstIndex(where: { $0.matches(call) }) else { return nil }
+        let errno = self[index].errno
+        if let remaining = self[index].times {
+            if remaining <= 1 { remove(at: index) } else { self[index].times = remaining - 1 }
+        }
+        return errno
     }
 }
