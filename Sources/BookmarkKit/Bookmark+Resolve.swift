@@ -147,12 +147,23 @@ struct Resolver {
     // MARK: - Path
 
     /// The object at `path`, and whether it is the recorded one.
+    ///
+    /// Two path lookups (`statx`, `name_to_handle_at`) where the handle proves both saw one
+    /// inode; otherwise (no handle, an unknown layout, a race) the `O_PATH` open.
     func inspect(_ path: [UInt8]) -> (Found, Bool)? {
-        let filePath = FilePath(bytes: path)
-        guard let object = try? OwnedDescriptor.open(filePath, options: [.pathOnly, .noFollow]),
-            let id = try? FileID.identify(object, volumes: directory)
-        else { return nil }
-        return (Found(path: path, id: id, matchedBy: .path, filePath: filePath), recorded.matches(id))
+        let id: FileID
+        switch Result(catching: { () throws(FileSystemError) in
+            try FileID.identifyWithoutOpening(path, followSymlinks: false, volumes: directory)
+        }) {
+        case .success(let quick?): id = quick
+        case .success(nil):
+            guard let object = try? OwnedDescriptor.open(FilePath(bytes: path), options: [.pathOnly, .noFollow]),
+                let opened = try? FileID.identify(object, volumes: directory)
+            else { return nil }
+            id = opened
+        case .failure: return nil
+        }
+        return (Found(path: path, id: id, matchedBy: .path), recorded.matches(id))
     }
 
     /// Another object of the same kind, in the recorded parent directory (when it was recorded).
@@ -276,18 +287,20 @@ struct Resolver {
 
     func finish(_ found: Found, volume: Volume) -> Resolution {
         var changes = Set<Change>()
-        if found.path != recorded.path {
+        let atRecordedPath = sameBytes(found.path, recorded.path)
+        if !atRecordedPath {
             changes.insert(.path)
             let name = splitComponents(found.path).last ?? []
             if name != (recorded.components.last ?? []) { changes.insert(.name) }
             if parentPath(found.path) != parentPath(recorded.path) { changes.insert(.parent) }
         }
         if found.matchedBy == .replacedAtPath { changes.insert(.fileIdentity) }
-        if let recordedPoint = recorded.volumePath, recordedPoint != volume.mountPoint { changes.insert(.volumeMountPoint) }
+        if let recordedPoint = recorded.volumePath, !sameBytes(recordedPoint, volume.mountPoint) { changes.insert(.volumeMountPoint) }
         if let recordedName = recorded.volumeName, recordedName != currentVolumeName(volume) { changes.insert(.volumeName) }
         return Resolution(
-            path: found.filePath ?? FilePath(bytes: found.path), matchedBy: found.matchedBy, changes: changes,
-            isInTrash: isTrashPath(found.path), volume: volume, fileID: found.id, entriesSearched: entriesSearched,
+            path: found.filePath ?? (atRecordedPath ? recorded.filePath : FilePath(bytes: found.path)),
+            matchedBy: found.matchedBy, changes: changes,
+            isInTrash: atRecordedPath ? recorded.pathIsInTrash : isTrashPath(found.path), volume: volume, fileID: found.id, entriesSearched: entriesSearched,
             notes: notes)
     }
 

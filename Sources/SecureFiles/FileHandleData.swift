@@ -48,16 +48,41 @@ public struct FileHandleData: Sendable, Hashable, Codable {
         self = try Self.make(dirfd: dirfd, path: path, flags: flags, errorPath: path)
     }
 
+    /// The handle of a path given as raw bytes (lossless for non-UTF-8 names), without building a
+    /// `FilePath`.
+    ///
+    /// - Parameters:
+    ///   - pathBytes: The path; relative paths start at the working directory. A NUL byte in it
+    ///     gives `EINVAL`.
+    ///   - followSymlinks: Whether a trailing symlink is followed.
+    /// - Throws: ``FileSystemError`` naming `name_to_handle_at` (`EOPNOTSUPP` where unsupported).
+    ///
+    /// The corresponding C function is `name_to_handle_at`.
+    public init(pathBytes: [UInt8], followSymlinks: Bool = true) throws(FileSystemError) {
+        let flags: CInt = followSymlinks ? AT_SYMLINK_FOLLOW : 0
+        switch withCPath(pathBytes, { Self.make(dirfd: atCurrentDirectory, cPath: $0, flags: flags) }) {
+        case .success(let handle): self = handle
+        case .failure(let errno):
+            throw FileSystemError(syscall: "name_to_handle_at", errno: errno, path: FilePath(bytes: pathBytes))
+        }
+    }
+
     static func make(dirfd: CInt, path: FilePath, flags: CInt, errorPath: FilePath?) throws(FileSystemError) -> FileHandleData {
+        switch path.withPlatformString({ make(dirfd: dirfd, cPath: $0, flags: flags) }) {
+        case .success(let handle): return handle
+        case .failure(let errno): throw FileSystemError(syscall: "name_to_handle_at", errno: errno, path: errorPath)
+        }
+    }
+
+    static func make(dirfd: CInt, cPath: UnsafePointer<CChar>, flags: CInt) -> Result<FileHandleData, Errno> {
         var raw = cls_file_handle()
         var mountID: CInt = 0
-        let result = path.withPlatformString { Sys.nameToHandle(dirfd, $0, &raw, &mountID, flags) }
-        if case .failure(let errno) = result {
-            throw FileSystemError(syscall: "name_to_handle_at", errno: errno, path: errorPath)
+        if case .failure(let errno) = Sys.nameToHandle(dirfd, cPath, &raw, &mountID, flags) {
+            return .failure(errno)
         }
         let count = Int(min(raw.handle_bytes, UInt32(CLS_HANDLE_MAX)))
         let bytes = withUnsafeBytes(of: raw.f_handle) { Array($0.prefix(count)) }
-        return FileHandleData(type: raw.handle_type, bytes: bytes, mountID: mountID)
+        return .success(FileHandleData(type: raw.handle_type, bytes: bytes, mountID: mountID))
     }
 
     /// Opens the file this handle names, on the file system that `mount` (any descriptor on it)
