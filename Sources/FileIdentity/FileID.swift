@@ -115,10 +115,10 @@ extension FileID {
         let status = try FileStatus(pathBytes: path, followSymlinks: followSymlinks)
         guard let handle = try? FileHandleData(pathBytes: path, followSymlinks: followSymlinks),
             let generation = decodeGeneration(from: handle, inode: status.inode),
-            let entry = volumes.entry(mountID: handle.mountID)
+            let volume = volumes.volume(mountID: handle.mountID)
         else { return nil }
         return FileID(
-            volume: volumes.volume(of: entry), subvolume: status.subvolume, inode: status.inode,
+            volume: volume, subvolume: status.subvolume, inode: status.inode,
             generation: generation, handle: handle, birthTime: status.birthTime, size: status.size,
             kind: status.kind, mode: status.mode, uid: status.uid, gid: status.gid, mountID: status.mountID,
             mountIDIsUnique: status.mountIDIsUnique, device: status.device,

@@ -39,8 +39,9 @@ extension Bench {
             let noHandles = ResolutionOptions(useHandles: false)
             operation = { _ = Bookmark.resolveAll(prepared.bookmarks, options: noHandles, volumes: volumes) }
         case "open":
-            let root = try OwnedDescriptor.open(FilePath(this.workload.root), options: [.directory])
-            operation = { try OwnedDescriptor.open(FilePath(file), relativeTo: root).close() }
+            let root = try Directory(opening: FilePath(this.workload.root))
+            let relative = FilePath(file)
+            operation = { try root.open(relative).close() }
         default:
             throw BenchError("unknown profile \(name); one of \(Self.profileNames.joined(separator: ", "))")
         }
