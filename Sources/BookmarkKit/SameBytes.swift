@@ -15,3 +15,10 @@ func sameBytes(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         }
     }
 }
+
+/// A normal absolute path (no `//`, no trailing `/`) split at its last `/`: the parent's bytes
+/// (empty for a child of `/`) and the name, as slices of `path` (no copies).
+func splitLast(_ path: [UInt8]) -> (parent: ArraySlice<UInt8>, name: ArraySlice<UInt8>) {
+    guard let cut = path.lastIndex(of: UInt8(ascii: "/")) else { return (path[0..<0], path[...]) }
+    return (path[..<cut], path[(cut + 1)...])
+}

@@ -44,6 +44,8 @@ public struct Volume: Sendable, Hashable {
         var fsMagic: Int64?
         var category: FileSystemCategory
         var sessionUUID: String?
+        /// ``mountPoint`` as a `FilePath`, made once (swift-system's initialisers normalise).
+        var mountPointPath: FilePath
     }
 
     /// The fields, shared by copies; never mutated (setters replace it).
@@ -88,7 +90,7 @@ public struct Volume: Sendable, Hashable {
             capacity: capacity,
             fsMagic: fsMagic,
             category: category,
-            sessionUUID: sessionUUID))
+            sessionUUID: sessionUUID, mountPointPath: FilePath(bytes: mountPoint)))
     }
 
     /// Sets one field: a new box, so copies that share the old one are unaffected.
@@ -144,7 +146,12 @@ public struct Volume: Sendable, Hashable {
     /// Where it is mounted (raw bytes; may not be UTF-8).
     public var mountPoint: [UInt8] {
         get { box.fields.mountPoint }
-        set { update { $0.mountPoint = newValue } }
+        set {
+            update {
+                $0.mountPoint = newValue
+                $0.mountPointPath = FilePath(bytes: newValue)
+            }
+        }
     }
     /// The directory of the file system shown at the mount point (`/` unless a bind or subvolume mount).
     public var root: [UInt8] {
@@ -193,7 +200,7 @@ public struct Volume: Sendable, Hashable {
     }
 
     /// The mount point as a path.
-    public var mountPointPath: FilePath { FilePath(bytes: mountPoint) }
+    public var mountPointPath: FilePath { box.fields.mountPointPath }
 
     /// A key that is equal for the same volume across remounts when ``isPersistent``: `uuid:…`,
     /// `fsid:…`, or for volumes without identity `source:TYPE:SOURCE`.

@@ -192,11 +192,17 @@ extension FileStatus {
     ///
     /// The corresponding C function is `statx`.
     public init(pathBytes: [UInt8], followSymlinks: Bool = true) throws(FileSystemError) {
-        let flags: CInt = followSymlinks ? 0 : AT_SYMLINK_NOFOLLOW
-        switch withCPath(pathBytes, { Self.statx(dirfd: atCurrentDirectory, cPath: $0, flags: flags) }) {
+        switch Self.lookup(pathBytes: pathBytes, followSymlinks: followSymlinks) {
         case .success(let status): self = status
         case .failure(let errno): throw FileSystemError(syscall: "statx", errno: errno, path: FilePath(bytes: pathBytes))
         }
+    }
+
+    /// ``init(pathBytes:followSymlinks:)`` for callers that only branch on the errno (a path-first
+    /// check that often fails): no error value, whose `FilePath` costs more than the `statx`.
+    package static func lookup(pathBytes: [UInt8], followSymlinks: Bool) -> Result<FileStatus, Errno> {
+        let flags: CInt = followSymlinks ? 0 : AT_SYMLINK_NOFOLLOW
+        return withCPath(pathBytes) { statx(dirfd: atCurrentDirectory, cPath: $0, flags: flags) }
     }
 
     static func statx(dirfd: CInt, path: FilePath, flags: CInt, errorPath: FilePath?) throws(FileSystemError) -> FileStatus {

@@ -250,13 +250,8 @@ private func retryingInterrupts<R: FixedWidthInteger>(_ body: () -> R) -> Result
 }
 
 func cStringBytes(_ pointer: UnsafePointer<CChar>) -> [UInt8] {
-    var bytes: [UInt8] = []
-    var cursor = pointer
-    while cursor.pointee != 0 {
-        bytes.append(UInt8(bitPattern: cursor.pointee))
-        cursor += 1
-    }
-    return bytes
+    // One strlen and one copy (an append per byte profiled at several thousand instructions per path).
+    Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(pointer), count: strlen(pointer)))
 }
 
 /// The raw bytes of a path (lossless for non-UTF-8 names).

@@ -10,7 +10,7 @@ import SystemPackage
 /// `--profile NAME`: repeats one operation so that callgrind sees only it. Run as
 /// `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*profileLoop*' BookmarkBenchmarks --profile NAME`.
 extension Bench {
-    static let profileNames = ["unmoved", "create", "moved", "deleted", "codec", "open", "batch"]
+    static let profileNames = ["unmoved", "create", "moved", "handles", "deleted", "codec", "open", "batch"]
 
     mutating func profile(_ name: String, iterations: Int) throws {
         let (project, file) = try deepProjectFile()
@@ -27,6 +27,10 @@ extension Bench {
         case "moved":
             try move(file, to: project + "/docs/moved-profile")
             operation = { _ = try bookmark.resolve(ResolutionOptions(useHandles: false), volumes: volumes) }
+        case "handles":
+            // Moved to another top-level folder, found through its file handle (needs root).
+            try move(file, to: "Downloads/far-profile")
+            operation = { _ = try bookmark.resolve(ResolutionOptions(), volumes: volumes) }
         case "deleted":
             _ = unlink(path)
             operation = { try this.expectNotFound(bookmark, ResolutionOptions(budget: .unlimited, useHandles: false)) }
