@@ -67,6 +67,14 @@ struct IdentifyWithoutOpeningTests {
         }
     }
 
+    @Test("a volume by reusable mount id: the file's volume, and nil for a mount id that does not exist")
+    func volumeByMountID() throws {
+        let volumes = try VolumeDirectory()
+        let handle = try FileHandleData(path: "/")
+        #expect(volumes.volume(mountID: handle.mountID) == (try FileID.identify("/", volumes: volumes)).volume)
+        #expect(volumes.volume(mountID: Int32.max) == nil)
+    }
+
     @Test("a missing path throws statx's ENOENT with the path")
     func missing() throws {
         let volumes = try VolumeDirectory()
