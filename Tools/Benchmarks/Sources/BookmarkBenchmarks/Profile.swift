@@ -10,7 +10,7 @@ import SystemPackage
 /// `--profile NAME`: repeats one operation so that callgrind sees only it. Run as
 /// `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*profileLoop*' BookmarkBenchmarks --profile NAME`.
 extension Bench {
-    static let profileNames = ["unmoved", "create", "moved", "handles", "deleted", "codec", "open", "batch"]
+    static let profileNames = ["unmoved", "first", "create", "moved", "handles", "deleted", "codec", "open", "batch"]
 
     mutating func profile(_ name: String, iterations: Int) throws {
         let (project, file) = try deepProjectFile()
@@ -22,6 +22,11 @@ extension Bench {
         switch name {
         case "unmoved":
             operation = { _ = try bookmark.resolve(ResolutionOptions(), volumes: volumes) }
+        case "first":
+            // An unmoved file's bookmark as an application has it at launch: decoded from its data,
+            // then resolved for the first time (nothing derived is cached yet).
+            let bytes = try bookmark.data()
+            operation = { _ = try Bookmark(data: bytes).resolve(ResolutionOptions(), volumes: volumes) }
         case "create":
             operation = { _ = try Bookmark.create(for: FilePath(path), volumes: volumes) }
         case "moved":
