@@ -17,15 +17,19 @@ extension Bookmark {
     ///   - relativeTo: A base directory (a document's folder) for a relative bookmark: moving the
     ///     base and the object together keeps it resolving.
     ///   - volumes: A volume directory to reuse across many creations.
+    ///   - useAncestorCache: Whether the per-component IDs may come from the process's ancestor
+    ///     cache (default). `false` examines every ancestor again and leaves the cache alone.
     /// - Throws: ``BookmarkError`` (`notFound`, `permissionDenied`, …).
     ///
     /// Implementation details: one `O_PATH` open, the real path from `/proc/self/fd`, `statx` and
-    /// `name_to_handle_at` on the object, one `statx` per path component for the per-component IDs
-    /// (skipped for ``BookmarkCreationOptions/minimalBookmark``), and the volume identified once per
-    /// volume directory.
+    /// `name_to_handle_at` on the object, and the volume identified once per volume directory. The
+    /// per-component IDs (skipped for ``BookmarkCreationOptions/minimalBookmark``) come from the
+    /// ancestor cache, which costs one `poll` when the object's directory is cached and otherwise
+    /// watches and examines each new ancestor (`inotify_add_watch` and `statx`); see
+    /// ``clearAncestorCache()``. Uncached, they cost one `statx` per ancestor.
     public static func create(
         for path: FilePath, options: BookmarkCreationOptions = [], resourceKeys: [ResourceKey] = [],
-        relativeTo: FilePath? = nil, volumes: VolumeDirectory? = nil
+        relativeTo: FilePath? = nil, volumes: VolumeDirectory? = nil, useAncestorCache: Bool = true
     ) throws(BookmarkError) -> Bookmark {
         let lastKnown = pathBytes(path)
         do {
@@ -37,7 +41,12 @@ extension Bookmark {
                 throw BookmarkError(.notFound, "the object was deleted while the bookmark was made", lastKnownPath: lastKnown)
             }
             var record = BookmarkRecord()
-            try fill(&record, path: real, id: id, options: options)
+            let ancestors: [UInt64]? =
+                options.contains(.minimalBookmark) || !useAncestorCache
+                ? nil
+                : AncestorCache.shared.chain(
+                    parent: parentBytes(pathBytes(real)), mountID: id.mountID, volumes: directory)
+            try fill(&record, path: real, id: id, options: options, ancestors: ancestors)
             if !options.contains(.minimalBookmark) {
                 // Size and modification time always go in: the cross-volume heuristic needs them.
                 let keys = [ResourceKey.fileSize, .contentModificationDate] + resourceKeys
@@ -56,17 +65,28 @@ extension Bookmark {
         }
     }
 
-    static func fill(_ record: inout BookmarkRecord, path: FilePath, id: FileID, options: BookmarkCreationOptions) throws {
+    /// Fills the record's path, IDs, flags, volume and Linux facts.
+    ///
+    /// - Parameter ancestors: The inode numbers of the directories on the path (from the ancestor
+    ///   cache), or `nil` to examine each with `statx`.
+    static func fill(
+        _ record: inout BookmarkRecord, path: FilePath, id: FileID, options: BookmarkCreationOptions,
+        ancestors: [UInt64]? = nil
+    ) throws {
         let bytes = pathBytes(path)
         let components = splitComponents(bytes)
         record.pathComponents = components.map { ByteString(bytes: $0) }
         if !options.contains(.minimalBookmark) {
             var ids: [Int64?] = []
-            var prefix: [UInt8] = []
-            for component in components.dropLast() {
-                prefix += [UInt8(ascii: "/")] + component
-                ids.append((try? FileStatus(path: FilePath(bytes: prefix)))
-                    .map { Int64(bitPattern: $0.inode) })
+            if let ancestors, ancestors.count == max(components.count - 1, 0) {
+                ids = ancestors.map { Int64(bitPattern: $0) }
+            } else {
+                var prefix: [UInt8] = []
+                for component in components.dropLast() {
+                    prefix += [UInt8(ascii: "/")] + component
+                    ids.append((try? FileStatus(path: FilePath(bytes: prefix)))
+                        .map { Int64(bitPattern: $0.inode) })
+                }
             }
             ids.append(Int64(bitPattern: id.inode))
             record.fileIDs = ids
@@ -162,6 +182,12 @@ extension Bookmark {
         record.createdWithRelativeURL = true
         record.baseURLComponentCount = [Int64(from.count)]
     }
+}
+
+/// The directory part of an absolute path: everything before the last `/` (`/` for `/a`).
+func parentBytes(_ bytes: [UInt8]) -> [UInt8] {
+    guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")), slash > 0 else { return [UInt8(ascii: "/")] }
+    return Array(bytes[..<slash])
 }
 
 /// The components of an absolute path, as raw bytes (empty for `/`).
