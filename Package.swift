@@ -117,7 +117,7 @@ let package = Package(
         .testTarget(
             name: "BookmarkKitTests",
             dependencies: [
-                "BookmarkKit", "FileIdentity", "SecureFiles", "VolumeFixtures", "create-probe",
+                "BookmarkKit", "FileIdentity", "SecureFiles", "VolumeFixtures", "create-probe", "CLinuxShims",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

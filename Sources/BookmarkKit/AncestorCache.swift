@@ -72,8 +72,11 @@ final class AncestorCache: Sendable {
             guard !state.disabled, !state.uncacheable.contains(key) else { return nil }
             guard let monitor = Self.monitor(&state) else { return nil }
             // Read the queue first: a chain is trusted only if nothing happened since it was made.
-            guard Self.drain(monitor, &state) else { return nil }
-            if let known = state.chains[key] { return known }
+            switch Self.drain(monitor, &state) {
+            case .unreadable: return nil
+            case .quiet: if let known = state.chains[key] { return known }
+            case .cleared: break
+            }
             return Self.fill(key, monitor: monitor, volumes: volumes, &state)
         }
     }
@@ -103,12 +106,21 @@ final class AncestorCache: Sendable {
         }
     }
 
-    /// Reads what happened; clears the cache if anything may have re-pointed a path. `false` when
-    /// the cache was cleared (or the queue could not be read).
-    private static func drain(_ monitor: DirectoryMonitor, _ state: inout State) -> Bool {
+    /// What reading the queue found.
+    private enum Drained {
+        /// Nothing that can re-point a path: the cache is as good as when it was filled.
+        case quiet
+        /// Something that can: the cache was emptied (the queue is empty now).
+        case cleared
+        /// The queue could not be read: the cache was emptied, and nothing should be trusted now.
+        case unreadable
+    }
+
+    /// Reads what happened; clears the cache if anything may have re-pointed a path.
+    private static func drain(_ monitor: DirectoryMonitor, _ state: inout State) -> Drained {
         guard let changes = try? monitor.changes() else {
             forget(monitor, &state)
-            return false
+            return .unreadable
         }
         var stale = changes.mountTableChanged
         for event in changes.events {
@@ -119,9 +131,9 @@ final class AncestorCache: Sendable {
             }
             if event.mayChangePaths { stale = true }
         }
-        guard stale else { return true }
+        guard stale else { return .quiet }
         forget(monitor, &state)
-        return false
+        return .cleared
     }
 
     /// Drops every chain and directory and removes their watches.
@@ -174,7 +186,7 @@ final class AncestorCache: Sendable {
             if index > 0 { inodes.append(directory.inode) }
         }
         // Anything that happened between a watch and its statx shows up now.
-        guard drain(monitor, &state) else { return nil }
+        guard drain(monitor, &state) == .quiet else { return nil }
         state.chains[key] = inodes
         return inodes
     }

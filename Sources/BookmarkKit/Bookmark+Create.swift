@@ -46,7 +46,7 @@ extension Bookmark {
                 ? nil
                 : AncestorCache.shared.chain(
                     parent: parentBytes(pathBytes(real)), mountID: id.mountID, volumes: directory)
-            try fill(&record, path: real, id: id, options: options, ancestors: ancestors)
+            try fill(&record, path: real, id: id, options: options, ancestors: ancestors, volumes: directory)
             if !options.contains(.minimalBookmark) {
                 // Size and modification time always go in: the cross-volume heuristic needs them.
                 let keys = [ResourceKey.fileSize, .contentModificationDate] + resourceKeys
@@ -67,11 +67,13 @@ extension Bookmark {
 
     /// Fills the record's path, IDs, flags, volume and Linux facts.
     ///
-    /// - Parameter ancestors: The inode numbers of the directories on the path (from the ancestor
-    ///   cache), or `nil` to examine each with `statx`.
+    /// - Parameters:
+    ///   - ancestors: The inode numbers of the directories on the path (from the ancestor cache),
+    ///     or `nil` to examine each with `statx`.
+    ///   - volumes: Where the mount point's birth time is remembered, if anywhere.
     static func fill(
         _ record: inout BookmarkRecord, path: FilePath, id: FileID, options: BookmarkCreationOptions,
-        ancestors: [UInt64]? = nil
+        ancestors: [UInt64]? = nil, volumes: VolumeDirectory? = nil
     ) throws {
         let bytes = pathBytes(path)
         let components = splitComponents(bytes)
@@ -108,7 +110,7 @@ extension Bookmark {
         let valid = BookmarkPropertyFlags.isRegularFile | BookmarkPropertyFlags.isDirectory
             | BookmarkPropertyFlags.isSymbolicLink | BookmarkPropertyFlags.isVolume | BookmarkPropertyFlags.isHidden
         record.resourceProperties = BookmarkPropertyFlags(flags: flags, validMask: valid, extra: valid)
-        record.volume = volumeFacts(id.volume, minimal: options.contains(.minimalBookmark))
+        record.volume = volumeFacts(id.volume, minimal: options.contains(.minimalBookmark), volumes: volumes)
         if !options.contains(.minimalBookmark) {
             // userUID only: the user name would need an NSS lookup (files outside the syscall seam).
             record.userUID = getuid()
@@ -127,7 +129,7 @@ extension Bookmark {
         try record.setLinuxFacts(facts)
     }
 
-    static func volumeFacts(_ volume: Volume, minimal: Bool) -> BookmarkVolume {
+    static func volumeFacts(_ volume: Volume, minimal: Bool, volumes: VolumeDirectory? = nil) -> BookmarkVolume {
         let point = volume.mountPoint
         var url = Array("file://".utf8) + point
         if url.last != UInt8(ascii: "/") { url.append(UInt8(ascii: "/")) }
@@ -138,7 +140,8 @@ extension Bookmark {
             name = splitComponents(point).last ?? [UInt8(ascii: "/")]
         }
         var creation: BookmarkDate?
-        if let status = try? FileStatus(path: volume.mountPointPath), let birth = status.birthTime {
+        let birth = volumes.map { $0.mountPointBirthTime(of: volume) } ?? (try? FileStatus(path: volume.mountPointPath))?.birthTime
+        if let birth {
             creation = BookmarkDate(unixSeconds: birth.timeIntervalSince1970)
         }
         return BookmarkVolume(

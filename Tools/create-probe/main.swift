@@ -1,7 +1,8 @@
 // create-probe: makes bookmarks from a separate, single-threaded process, for the tests of the
 // ancestor cache that need one: another user (setpriv), or a fork (a child of a multi-threaded
 // test runner may deadlock on a lock another thread held at the fork; this process has one thread).
-// Each creation prints one line: `ROLE PATH ID,ID,...` (the per-component file IDs, key 0x1005).
+// Each creation prints one line: `ROLE PATH ID,ID,... watches=N` (the per-component file IDs of
+// key 0x1005, and how many directories the creation had to watch: 0 on a cache hit).
 //
 //   create-probe ids PATH...   bookmarks each path in turn, in one process (the later ones hit
 //                              the cache when they share directories)
@@ -20,10 +21,14 @@ import SystemPackage
 #endif
 
 func line(_ role: String, _ path: String) throws {
-    let bookmark = try Bookmark.create(for: FilePath(path))
+    let trace = SyscallTrace()
+    let bookmark = try SyscallSeam.$observer.withValue(trace) { () throws -> Bookmark in
+        try Bookmark.create(for: FilePath(path))
+    }
     let ids = bookmark.record.fileIDs?.map { $0.map(String.init) ?? "-" }.joined(separator: ",") ?? ""
+    let watches = trace.calls.filter { $0.name == "inotify_add_watch" }.count
     // write(2), not print: the child leaves with _exit, which would drop buffered output.
-    var text = Array("\(role) \(path) \(ids)\n".utf8)
+    var text = Array("\(role) \(path) \(ids) watches=\(watches)\n".utf8)
     _ = text.withUnsafeMutableBytes { Glibc.write(1, $0.baseAddress, $0.count) }
 }
 
