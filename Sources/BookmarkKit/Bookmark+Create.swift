@@ -21,32 +21,25 @@ extension Bookmark {
     ///     cache (default). `false` examines every ancestor again and leaves the cache alone.
     /// - Throws: ``BookmarkError`` (`notFound`, `permissionDenied`, …).
     ///
-    /// Implementation details: one `O_PATH` open, the real path from `/proc/self/fd`, `statx` and
-    /// `name_to_handle_at` on the object, and the volume identified once per volume directory. The
-    /// per-component IDs (skipped for ``BookmarkCreationOptions/minimalBookmark``) come from the
-    /// ancestor cache, which costs one `poll` when the object's directory is cached and otherwise
-    /// watches and examines each new ancestor (`inotify_add_watch` and `statx`); see
-    /// ``clearAncestorCache()``. Uncached, they cost one `statx` per ancestor.
+    /// Implementation details: when the path is canonical and its directory is in the ancestor
+    /// cache, `statx` and `name_to_handle_at` by path (their inodes cross-checked) and one `poll`
+    /// of the cache's inotify queue. Otherwise one `O_PATH` open, `statx` and `name_to_handle_at`
+    /// on it, the real path from `/proc/self/fd`, and the per-component IDs (key `0x1005`) from
+    /// the cache, which watches and examines each directory it has not seen (`inotify_add_watch`
+    /// and `statx`); see ``clearAncestorCache()``. Without the cache, one `statx` per ancestor.
+    /// The volume is identified once per volume directory.
     public static func create(
         for path: FilePath, options: BookmarkCreationOptions = [], resourceKeys: [ResourceKey] = [],
         relativeTo: FilePath? = nil, volumes: VolumeDirectory? = nil, useAncestorCache: Bool = true
     ) throws(BookmarkError) -> Bookmark {
         let lastKnown = pathBytes(path)
         do {
-            let descriptor = try OwnedDescriptor.open(path, options: [.pathOnly])
-            defer { try? descriptor.close() }
             let directory = try volumes ?? VolumeDirectory()
-            let id = try FileID.identify(descriptor, volumes: directory)
-            guard let real = try descriptor.currentPath() else {
-                throw BookmarkError(.notFound, "the object was deleted while the bookmark was made", lastKnownPath: lastKnown)
-            }
+            let target = try locateForCreation(path, bytes: lastKnown, useCache: useAncestorCache, volumes: directory)
+            let id = target.id
+            let real = FilePath(bytes: target.path)
             var record = BookmarkRecord()
-            let ancestors: [UInt64]? =
-                options.contains(.minimalBookmark) || !useAncestorCache
-                ? nil
-                : AncestorCache.shared.chain(
-                    parent: parentBytes(pathBytes(real)), mountID: id.mountID, volumes: directory)
-            try fill(&record, path: real, id: id, options: options, ancestors: ancestors, volumes: directory)
+            try fill(&record, path: real, id: id, options: options, ancestors: target.ancestors, volumes: directory)
             if !options.contains(.minimalBookmark) {
                 // Size and modification time always go in: the cross-volume heuristic needs them.
                 let keys = [ResourceKey.fileSize, .contentModificationDate] + resourceKeys

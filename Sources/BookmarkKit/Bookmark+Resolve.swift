@@ -147,12 +147,21 @@ struct Resolver {
     // MARK: - Path
 
     /// The object at `path`, and whether it is the recorded one.
+    ///
+    /// Two path lookups (`statx`, `name_to_handle_at`) where the handle proves both saw one
+    /// inode; otherwise (no handle, an unknown layout, a race) the `O_PATH` open.
     func inspect(_ path: [UInt8]) -> (Found, Bool)? {
-        let filePath = FilePath(bytes: path)
-        guard let object = try? OwnedDescriptor.open(filePath, options: [.pathOnly, .noFollow]),
-            let id = try? FileID.identify(object, volumes: directory)
-        else { return nil }
-        return (Found(path: path, id: id, matchedBy: .path, filePath: filePath), recorded.matches(id))
+        let id: FileID
+        switch FileID.lookUpWithoutOpening(path, followSymlinks: false, volumes: directory) {
+        case .success(let quick?): id = quick
+        case .success(nil):
+            guard let object = try? OwnedDescriptor.open(FilePath(bytes: path), options: [.pathOnly, .noFollow]),
+                let opened = try? FileID.identify(object, volumes: directory)
+            else { return nil }
+            id = opened
+        case .failure: return nil
+        }
+        return (Found(path: path, id: id, matchedBy: .path), recorded.matches(id))
     }
 
     /// Another object of the same kind, in the recorded parent directory (when it was recorded).
@@ -198,14 +207,22 @@ struct Resolver {
         } catch {
             return error.code == .stale ? .deleted : .unavailable
         }
-        guard let id = try? FileID.identify(opened, on: volume), recorded.matches(id) else { return .unavailable }
+        guard let id = try? FileID.identify(opened, on: volume, openedBy: handle), recorded.matches(id) else {
+            return .unavailable
+        }
         // A file opened by handle after its dentry left the cache (after a remount, say) is
         // "disconnected": /proc/self/fd then shows "/" instead of its path. Trust the path only when
         // the object really is there; otherwise the file exists, and the search will find its path.
-        guard let path = try? opened.currentPath(), let (there, same) = inspect(pathBytes(path)), same,
-            there.id == id
-        else { return .unavailable }
-        return .found(Found(path: pathBytes(path), id: id, matchedBy: .handle))
+        guard let path = try? opened.currentPathBytes(), holds(path, id) else { return .unavailable }
+        return .found(Found(path: path, id: id, matchedBy: .handle))
+    }
+
+    /// Whether `path` (not following a final symlink) is the object `id` names: the same inode,
+    /// subvolume and mount, both alive at once, so the same object (one `statx`).
+    func holds(_ path: [UInt8], _ id: FileID) -> Bool {
+        guard case .success(let status) = FileStatus.lookup(pathBytes: path, followSymlinks: false) else { return false }
+        return status.inode == id.inode && status.subvolume == id.subvolume && status.mountID == id.mountID
+            && status.mountIDIsUnique == id.mountIDIsUnique
     }
 
     // MARK: - Search
@@ -276,18 +293,21 @@ struct Resolver {
 
     func finish(_ found: Found, volume: Volume) -> Resolution {
         var changes = Set<Change>()
-        if found.path != recorded.path {
+        let atRecordedPath = sameBytes(found.path, recorded.path)
+        if !atRecordedPath {
             changes.insert(.path)
-            let name = splitComponents(found.path).last ?? []
-            if name != (recorded.components.last ?? []) { changes.insert(.name) }
-            if parentPath(found.path) != parentPath(recorded.path) { changes.insert(.parent) }
+            let (foundParent, foundName) = splitLast(found.path)
+            let (recordedParent, recordedName) = splitLast(recorded.path)
+            if !foundName.elementsEqual(recordedName) { changes.insert(.name) }
+            if !foundParent.elementsEqual(recordedParent) { changes.insert(.parent) }
         }
         if found.matchedBy == .replacedAtPath { changes.insert(.fileIdentity) }
-        if let recordedPoint = recorded.volumePath, recordedPoint != volume.mountPoint { changes.insert(.volumeMountPoint) }
+        if let recordedPoint = recorded.volumePath, !sameBytes(recordedPoint, volume.mountPoint) { changes.insert(.volumeMountPoint) }
         if let recordedName = recorded.volumeName, recordedName != currentVolumeName(volume) { changes.insert(.volumeName) }
         return Resolution(
-            path: found.filePath ?? FilePath(bytes: found.path), matchedBy: found.matchedBy, changes: changes,
-            isInTrash: isTrashPath(found.path), volume: volume, fileID: found.id, entriesSearched: entriesSearched,
+            path: found.filePath ?? (atRecordedPath ? recorded.filePath : FilePath(bytes: found.path)),
+            matchedBy: found.matchedBy, changes: changes,
+            isInTrash: atRecordedPath ? recorded.pathIsInTrash : isTrashPath(found.path), volume: volume, fileID: found.id, entriesSearched: entriesSearched,
             notes: notes)
     }
 

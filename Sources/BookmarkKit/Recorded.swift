@@ -4,24 +4,32 @@ import SecureFiles
 import SystemPackage
 
 /// What a bookmark recorded about its object, in the form resolution compares against.
-struct Recorded: Sendable {
-    var path: [UInt8]
-    var components: [[UInt8]]
-    var fileIDs: [UInt64?]
-    var inode: UInt64?
-    var generation: UInt64?
-    var birthTime: Timestamp?
-    var subvolume: UInt64?
-    var handle: FileHandleData?
-    var isDirectory: Bool
-    var volumeUUID: String?
-    var volumeName: String?
-    var volumePath: [UInt8]?
-    var mountRelativePath: [UInt8]?
-    var relativeDirsUp: Int?
-    var relativeDirsDown: Int?
+///
+/// A class of constants: derived once per bookmark and shared by every resolution of it, so
+/// handing it to a resolver is one reference, not a copy of a dozen arrays and strings.
+final class Recorded: Sendable {
+    let path: [UInt8]
+    /// ``path`` as a `FilePath`, made once per bookmark: an unmoved file's result reuses it, and
+    /// `FilePath`'s initialisers (separator normalisation) cost a quarter of such a resolution.
+    let filePath: FilePath
+    /// Whether ``path`` is in a Trash (what an unmoved object's result reports).
+    let pathIsInTrash: Bool
+    let components: [[UInt8]]
+    let fileIDs: [UInt64?]
+    let inode: UInt64?
+    let generation: UInt64?
+    let birthTime: Timestamp?
+    let subvolume: UInt64?
+    let handle: FileHandleData?
+    let isDirectory: Bool
+    let volumeUUID: String?
+    let volumeName: String?
+    let volumePath: [UInt8]?
+    let mountRelativePath: [UInt8]?
+    let relativeDirsUp: Int?
+    let relativeDirsDown: Int?
     /// Size and modification time, from the stored resource values (for the cross-volume heuristic).
-    var fingerprint: SearchGoal.Fingerprint?
+    let fingerprint: SearchGoal.Fingerprint?
 
     init(_ record: BookmarkRecord) throws(BookmarkError) {
         guard let components = record.pathComponents else {
@@ -29,6 +37,7 @@ struct Recorded: Sendable {
         }
         self.components = components.map(\.bytes)
         path = joinComponents(self.components)
+        filePath = FilePath(bytes: path)
         fileIDs = (record.fileIDs ?? []).map { $0.map { UInt64(bitPattern: $0) } }
         inode = record.fileID.map { UInt64(bitPattern: $0) } ?? fileIDs.last.flatMap { $0 }
         let linux = record.linux
@@ -37,6 +46,8 @@ struct Recorded: Sendable {
         subvolume = linux.subvolumeID
         if let type = linux.handleType, let bytes = linux.handle {
             handle = FileHandleData(type: type, bytes: bytes, mountID: 0)
+        } else {
+            handle = nil
         }
         isDirectory = record.resourceProperties?.contains(BookmarkPropertyFlags.isDirectory) ?? false
         let volume = record.volume
@@ -49,7 +60,10 @@ struct Recorded: Sendable {
         if let modified = record[ResourceKey.contentModificationDate.bookmarkKey]?.dateValue {
             let size = record[ResourceKey.fileSize.bookmarkKey]?.integerValue.map { UInt64(clamping: $0) }
             fingerprint = SearchGoal.Fingerprint(size: size, modificationTime: modified.unixSeconds)
+        } else {
+            fingerprint = nil
         }
+        pathIsInTrash = isTrashPath(path)
     }
 
     /// The recorded parent directory's inode, when recorded.

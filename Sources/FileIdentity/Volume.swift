@@ -21,45 +21,186 @@ public enum UUIDSource: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// A mounted volume: its identity (UUID and where that came from), label, type and where it is.
+///
+/// A value type whose fields live in one shared, immutable box: a `Volume` is copied into every
+/// ``FileID`` and every resolution result, and copying sixteen fields (ten of them reference
+/// counted) profiled at a tenth of an unmoved bookmark's resolution. Setting a field makes a new box.
 public struct Volume: Sendable, Hashable {
+    /// The stored fields.
+    struct Fields: Sendable, Hashable {
+        var uuid: String?
+        var uuidSource: UUIDSource
+        var uuidVerified: Bool
+        var isPersistent: Bool
+        var label: String?
+        var fsType: String
+        var source: String
+        var blockDevice: String?
+        var mountPoint: [UInt8]
+        var root: [UInt8]
+        var mountID: Int32
+        var fsid: String?
+        var capacity: UInt64?
+        var fsMagic: Int64?
+        var category: FileSystemCategory
+        var sessionUUID: String?
+        /// ``mountPoint`` as a `FilePath`, made once (swift-system's initialisers normalise).
+        var mountPointPath: FilePath
+    }
+
+    /// The fields, shared by copies; never mutated (setters replace it).
+    final class Box: Sendable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var box: Box
+
+    init(
+        uuid: String?,
+        uuidSource: UUIDSource,
+        uuidVerified: Bool,
+        isPersistent: Bool,
+        label: String?,
+        fsType: String,
+        source: String,
+        blockDevice: String?,
+        mountPoint: [UInt8],
+        root: [UInt8],
+        mountID: Int32,
+        fsid: String?,
+        capacity: UInt64?,
+        fsMagic: Int64?,
+        category: FileSystemCategory,
+        sessionUUID: String?
+    ) {
+        box = Box(Fields(
+            uuid: uuid,
+            uuidSource: uuidSource,
+            uuidVerified: uuidVerified,
+            isPersistent: isPersistent,
+            label: label,
+            fsType: fsType,
+            source: source,
+            blockDevice: blockDevice,
+            mountPoint: mountPoint,
+            root: root,
+            mountID: mountID,
+            fsid: fsid,
+            capacity: capacity,
+            fsMagic: fsMagic,
+            category: category,
+            sessionUUID: sessionUUID, mountPointPath: FilePath(bytes: mountPoint)))
+    }
+
+    /// Sets one field: a new box, so copies that share the old one are unaffected.
+    private mutating func update(_ change: (inout Fields) -> Void) {
+        var fields = box.fields
+        change(&fields)
+        box = Box(fields)
+    }
+
     /// The identifier: a UUID in canonical lowercase form for the ioctl sources, libblkid's
     /// spelling for blkid sources (`1234-ABCD` on FAT), `xxxxxxxx:xxxxxxxx` for ``UUIDSource/fsid``,
     /// `nil` for ``UUIDSource/sourceAndType``.
-    public var uuid: String?
+    public var uuid: String? {
+        get { box.fields.uuid }
+        set { update { $0.uuid = newValue } }
+    }
     /// Where ``uuid`` came from.
-    public var uuidSource: UUIDSource
+    public var uuidSource: UUIDSource {
+        get { box.fields.uuidSource }
+        set { update { $0.uuidSource = newValue } }
+    }
     /// `false` when the identifier came from a cache that could not be checked against the device.
-    public var uuidVerified: Bool
+    public var uuidVerified: Bool {
+        get { box.fields.uuidVerified }
+        set { update { $0.uuidVerified = newValue } }
+    }
     /// Whether the identity survives unmount and remount. `false` on tmpfs and where there is no UUID.
-    public var isPersistent: Bool
+    public var isPersistent: Bool {
+        get { box.fields.isPersistent }
+        set { update { $0.isPersistent = newValue } }
+    }
     /// The label, where the file system has one.
-    public var label: String?
+    public var label: String? {
+        get { box.fields.label }
+        set { update { $0.label = newValue } }
+    }
     /// The file system type from mountinfo.
-    public var fsType: String
+    public var fsType: String {
+        get { box.fields.fsType }
+        set { update { $0.fsType = newValue } }
+    }
     /// The mount source (a device node such as `/dev/loop0`, or `server:/export`, or `tmpfs`).
-    public var source: String
+    public var source: String {
+        get { box.fields.source }
+        set { update { $0.source = newValue } }
+    }
     /// The block device node, when there is one (`/dev/loop0`; `nil` for btrfs on some setups,
     /// tmpfs, network).
-    public var blockDevice: String?
+    public var blockDevice: String? {
+        get { box.fields.blockDevice }
+        set { update { $0.blockDevice = newValue } }
+    }
     /// Where it is mounted (raw bytes; may not be UTF-8).
-    public var mountPoint: [UInt8]
+    public var mountPoint: [UInt8] {
+        get { box.fields.mountPoint }
+        set {
+            update {
+                $0.mountPoint = newValue
+                $0.mountPointPath = FilePath(bytes: newValue)
+            }
+        }
+    }
     /// The directory of the file system shown at the mount point (`/` unless a bind or subvolume mount).
-    public var root: [UInt8]
+    public var root: [UInt8] {
+        get { box.fields.root }
+        set { update { $0.root = newValue } }
+    }
     /// The reusable mount id (mountinfo's first field).
-    public var mountID: Int32
+    public var mountID: Int32 {
+        get { box.fields.mountID }
+        set { update { $0.mountID = newValue } }
+    }
     /// `f_fsid` as `xxxxxxxx:xxxxxxxx`, when the file system could be asked.
-    public var fsid: String?
+    public var fsid: String? {
+        get { box.fields.fsid }
+        set { update { $0.fsid = newValue } }
+    }
     /// Capacity in bytes, when the file system could be asked.
-    public var capacity: UInt64?
+    public var capacity: UInt64? {
+        get { box.fields.capacity }
+        set { update { $0.capacity = newValue } }
+    }
     /// The `f_type` magic number, when the file system could be asked.
-    public var fsMagic: Int64?
+    public var fsMagic: Int64? {
+        get { box.fields.fsMagic }
+        set { update { $0.fsMagic = newValue } }
+    }
     /// The mount's category.
-    public var category: FileSystemCategory
+    public var category: FileSystemCategory {
+        get { box.fields.category }
+        set { update { $0.category = newValue } }
+    }
     /// The per-mount random UUID of tmpfs: identifies this mount only, never stored as a volume UUID.
-    public var sessionUUID: String?
+    public var sessionUUID: String? {
+        get { box.fields.sessionUUID }
+        set { update { $0.sessionUUID = newValue } }
+    }
+
+    /// Equal when every field is equal (the same box is equal without comparing).
+    public static func == (lhs: Volume, rhs: Volume) -> Bool {
+        lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
+    }
+
+    /// Hashes every field.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(box.fields)
+    }
 
     /// The mount point as a path.
-    public var mountPointPath: FilePath { FilePath(bytes: mountPoint) }
+    public var mountPointPath: FilePath { box.fields.mountPointPath }
 
     /// A key that is equal for the same volume across remounts when ``isPersistent``: `uuid:…`,
     /// `fsid:…`, or for volumes without identity `source:TYPE:SOURCE`.

@@ -21,6 +21,8 @@ public final class VolumeDirectory: Sendable {
     private let cache = Mutex<[Int32: Volume]>([:])
     /// UUIDs already located, so a batch of bookmarks on one volume looks it up once.
     private let located = Mutex<[String: Volume]>([:])
+    /// The UUID (as spelled by the caller) and volume of the last successful ``locate(uuid:hint:)``.
+    private let lastLocated = Mutex<(String, Volume)?>(nil)
     /// Birth times of mount points already examined, by mount id (`nil` inside: none reported).
     private let mountPointBirths = Mutex<[Int32: Timestamp?]>([:])
     private let touchNetwork: Bool
@@ -61,6 +63,14 @@ public final class VolumeDirectory: Sendable {
         return birth
     }
 
+    /// The volume of the mount with this reusable mount id (`name_to_handle_at`'s), or `nil` when
+    /// no such mount exists even in a fresh read of the table. A volume seen before costs one
+    /// dictionary lookup: the mount entry is looked up only the first time.
+    public func volume(mountID: Int32) -> Volume? {
+        if let known = cache.withLock({ $0[mountID] }) { return known }
+        return entry(mountID: mountID).map { volume(of: $0) }
+    }
+
     /// Every mounted volume (pseudo file systems left out unless `includingPseudo`).
     public func allVolumes(includingPseudo: Bool = false) -> [Volume] {
         (includingPseudo ? table.entries : table.volumes).map { volume(of: $0) }
@@ -76,12 +86,19 @@ public final class VolumeDirectory: Sendable {
     ///   - hint: Where the volume was mounted last (a bookmark's volume path): mounts there are
     ///     identified first, so the common case costs one volume identification, not one per mount.
     public func locate(uuid: String, hint: [UInt8]? = nil) -> VolumeLocation {
+        // The last volume located answers a run of bookmarks on one volume with a string
+        // comparison (cheaper than hashing the UUID for the dictionary below).
+        if let (lastUUID, volume) = lastLocated.withLock({ $0 }), lastUUID == uuid { return .mounted(volume) }
         // Known UUIDs are cached under their spelling as given and their normalized form, so
         // the common repeat (the same spelling) skips normalizing.
-        if let known = located.withLock({ $0[uuid] }) { return .mounted(known) }
+        if let known = located.withLock({ $0[uuid] }) {
+            lastLocated.withLock { $0 = (uuid, known) }
+            return .mounted(known)
+        }
         let key = normalizedIdentifier(uuid)
         if let known = located.withLock({ $0[key] }) {
             located.withLock { $0[uuid] = known }
+            lastLocated.withLock { $0 = (uuid, known) }
             return .mounted(known)
         }
         var ordered = table.volumes.filter(\.isWholeFileSystem) + table.volumes.filter { !$0.isWholeFileSystem }
@@ -95,6 +112,7 @@ public final class VolumeDirectory: Sendable {
                     $0[key] = volume
                     $0[uuid] = volume
                 }
+                lastLocated.withLock { $0 = (uuid, volume) }
                 return .mounted(volume)
             }
         }

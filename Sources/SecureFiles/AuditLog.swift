@@ -89,9 +89,13 @@ public final class AuditLog: SyscallObserver {
 // MARK: - Library-side helpers for recording intents and policy events
 
 enum Audit {
-    /// Records the start of a library operation with the current task's observer, if any.
-    static func intent(_ operation: String, _ path: [UInt8] = [], _ details: [String: String] = [:]) {
-        SyscallSeam.observer?.recordIntent(AuditIntent(operation: operation, path: path, details: details))
+    /// Records the start of a library operation with the current task's observer, if any. The
+    /// path and details are built only when there is an observer (most calls have none).
+    static func intent(
+        _ operation: String, _ path: @autoclosure () -> [UInt8] = [], _ details: @autoclosure () -> [String: String] = [:]
+    ) {
+        guard let observer = SyscallSeam.observer else { return }
+        observer.recordIntent(AuditIntent(operation: operation, path: path(), details: details()))
     }
 
     /// Records a policy decision with the current task's observer, if any.

@@ -27,7 +27,7 @@ extension Directory {
     public func open(
         _ path: FilePath, options: OwnedDescriptor.OpenOptions = .readOnly, policy: ResolutionPolicy? = nil
     ) throws(FileSystemError) -> OwnedDescriptor {
-        try open(bytes: pathBytes(path), options: options, policy: policy)
+        try open(bytes: pathBytes(path), display: path, options: options, policy: policy)
     }
 
     /// Opens a path given as raw bytes (see ``open(_:options:policy:)``). A NUL byte fails with
@@ -35,13 +35,20 @@ extension Directory {
     public func open(
         bytes path: [UInt8], options: OwnedDescriptor.OpenOptions = .readOnly, policy: ResolutionPolicy? = nil
     ) throws(FileSystemError) -> OwnedDescriptor {
+        try open(bytes: path, display: nil, options: options, policy: policy)
+    }
+
+    /// `display`: the caller's `FilePath` for `path`, if it has one (saves making another).
+    func open(
+        bytes path: [UInt8], display: FilePath?, options: OwnedDescriptor.OpenOptions, policy: ResolutionPolicy?
+    ) throws(FileSystemError) -> OwnedDescriptor {
         try scoped { () throws(FileSystemError) -> OwnedDescriptor in
             let chosen = policy ?? self.policy
             Audit.intent("Directory.open", path, ["policy": chosen.description, "flags": String(options.rawValue, radix: 8)])
             if options.rawValue & O_CREAT != 0 || options.rawValue & LinuxFlags.tmpfile == LinuxFlags.tmpfile {
                 throw FileSystemError(syscall: "openat2", errno: .invalidArgument, path: FilePath(bytes: path))
             }
-            return try resolve(path, flags: options.rawValue, policy: chosen)
+            return try resolve(path, display: display, flags: options.rawValue, policy: chosen)
         }
     }
 
@@ -57,11 +64,17 @@ extension Directory {
     }
 
     /// Resolves `path` beneath the root with `flags` (no creation flags), choosing the backend.
-    func resolve(_ path: [UInt8], flags: CInt, policy: ResolutionPolicy) throws(FileSystemError) -> OwnedDescriptor {
+    ///
+    /// `display` is the path as the caller gave it, when it gave a `FilePath`: the descriptor keeps
+    /// it for messages. Otherwise one is made from the bytes (swift-system's initialisers
+    /// normalise separators, which costs about as much as the `openat2` itself).
+    func resolve(_ path: [UInt8], display: FilePath? = nil, flags: CInt, policy: ResolutionPolicy)
+        throws(FileSystemError) -> OwnedDescriptor
+    {
         if path.contains(0) { throw FileSystemError(syscall: "openat2", errno: .invalidArgument, path: nil) }
         let root = try rootFD("openat2")
         let openFlags = flags | O_CLOEXEC
-        let displayPath = FilePath(bytes: path)
+        let displayPath = display ?? FilePath(bytes: path)
         if backend == .automatic, kernelResolverFailed.withLock({ $0 }) == nil {
             var attempt = 0
             while true {

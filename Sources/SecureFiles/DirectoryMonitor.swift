@@ -75,7 +75,7 @@ public final class DirectoryMonitor: Sendable {
     public func watchDirectory(_ path: [UInt8]) throws(FileSystemError) -> WatchedDirectory {
         var raw = cls_statx()
         let queue = queue
-        let result: Result<CInt, Errno> = withCPathBytes(path) { cPath in
+        let result: Result<CInt, Errno> = withCPath(path) { cPath in
             let watch = Sys.inotifyAddWatch(queue, cPath, Self.watchMask)
             guard case .success = watch else { return watch }
             let mask = CLS_STATX_TYPE | CLS_STATX_INO | CLS_STATX_MNT_ID
@@ -193,15 +193,4 @@ public struct DirectoryEvent: Sendable, Hashable {
     /// Whether the kernel removed the watch (`IN_IGNORED`): after ``DirectoryMonitor/unwatch(_:)``,
     /// or because the directory was deleted or its file system unmounted.
     public var isWatchRemoved: Bool { mask & UInt32(IN_IGNORED) != 0 }
-}
-
-/// Runs `body` with `bytes` as a NUL-terminated C string; a NUL inside gives `EINVAL`.
-private func withCPathBytes<R>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) -> Result<R, Errno>) -> Result<R, Errno> {
-    if bytes.contains(0) { return .failure(.invalidArgument) }
-    return withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { buffer in
-        guard let base = buffer.baseAddress else { return .failure(.invalidArgument) }
-        for (index, byte) in bytes.enumerated() { base[index] = CChar(bitPattern: byte) }
-        base[bytes.count] = 0
-        return body(UnsafePointer(base))
-    }
 }

@@ -48,16 +48,46 @@ public struct FileHandleData: Sendable, Hashable, Codable {
         self = try Self.make(dirfd: dirfd, path: path, flags: flags, errorPath: path)
     }
 
+    /// The handle of a path given as raw bytes (lossless for non-UTF-8 names), without building a
+    /// `FilePath`.
+    ///
+    /// - Parameters:
+    ///   - pathBytes: The path; relative paths start at the working directory. A NUL byte in it
+    ///     gives `EINVAL`.
+    ///   - followSymlinks: Whether a trailing symlink is followed.
+    /// - Throws: ``FileSystemError`` naming `name_to_handle_at` (`EOPNOTSUPP` where unsupported).
+    ///
+    /// The corresponding C function is `name_to_handle_at`.
+    public init(pathBytes: [UInt8], followSymlinks: Bool = true) throws(FileSystemError) {
+        switch Self.lookup(pathBytes: pathBytes, followSymlinks: followSymlinks) {
+        case .success(let handle): self = handle
+        case .failure(let errno):
+            throw FileSystemError(syscall: "name_to_handle_at", errno: errno, path: FilePath(bytes: pathBytes))
+        }
+    }
+
+    /// ``init(pathBytes:followSymlinks:)`` without building an error value.
+    package static func lookup(pathBytes: [UInt8], followSymlinks: Bool) -> Result<FileHandleData, Errno> {
+        let flags: CInt = followSymlinks ? AT_SYMLINK_FOLLOW : 0
+        return withCPath(pathBytes) { make(dirfd: atCurrentDirectory, cPath: $0, flags: flags) }
+    }
+
     static func make(dirfd: CInt, path: FilePath, flags: CInt, errorPath: FilePath?) throws(FileSystemError) -> FileHandleData {
+        switch path.withPlatformString({ make(dirfd: dirfd, cPath: $0, flags: flags) }) {
+        case .success(let handle): return handle
+        case .failure(let errno): throw FileSystemError(syscall: "name_to_handle_at", errno: errno, path: errorPath)
+        }
+    }
+
+    static func make(dirfd: CInt, cPath: UnsafePointer<CChar>, flags: CInt) -> Result<FileHandleData, Errno> {
         var raw = cls_file_handle()
         var mountID: CInt = 0
-        let result = path.withPlatformString { Sys.nameToHandle(dirfd, $0, &raw, &mountID, flags) }
-        if case .failure(let errno) = result {
-            throw FileSystemError(syscall: "name_to_handle_at", errno: errno, path: errorPath)
+        if case .failure(let errno) = Sys.nameToHandle(dirfd, cPath, &raw, &mountID, flags) {
+            return .failure(errno)
         }
         let count = Int(min(raw.handle_bytes, UInt32(CLS_HANDLE_MAX)))
         let bytes = withUnsafeBytes(of: raw.f_handle) { Array($0.prefix(count)) }
-        return FileHandleData(type: raw.handle_type, bytes: bytes, mountID: mountID)
+        return .success(FileHandleData(type: raw.handle_type, bytes: bytes, mountID: mountID))
     }
 
     /// Opens the file this handle names, on the file system that `mount` (any descriptor on it)
@@ -103,13 +133,34 @@ extension OwnedDescriptor {
     ///
     /// The corresponding C function is `readlinkat`.
     public func currentPath() throws(FileSystemError) -> FilePath? {
+        try currentPathBytes().map { FilePath(bytes: $0) }
+    }
+
+    /// ``currentPath()`` as raw bytes: no `FilePath` is made (for callers that compare or store
+    /// bytes). `nil` for a deleted object, or one whose path is not absolute (`/` after a
+    /// disconnected handle open is absolute, and is returned).
+    ///
+    /// The corresponding C function is `readlinkat`.
+    public func currentPathBytes() throws(FileSystemError) -> [UInt8]? {
         guard let fd = rawValue else {
             throw FileSystemError(syscall: "readlinkat", errno: .badFileDescriptor, path: openedPath)
         }
-        let bytes = try OwnedDescriptor.readLink(FilePath("/proc/self/fd/\(fd)"))
+        let link = Array("/proc/self/fd/\(fd)".utf8)
+        let result: Result<[UInt8], Errno> = withCName(link) { cPath in
+            withUnsafeTemporaryAllocation(of: CChar.self, capacity: 4097) { buffer in
+                Sys.readlinkat(atCurrentDirectory, cPath, buffer).map { count in
+                    Array(UnsafeRawBufferPointer(start: buffer.baseAddress, count: min(count, 4096)))
+                }
+            }
+        }
+        let bytes: [UInt8]
+        switch result {
+        case .success(let read): bytes = read
+        case .failure(let errno): throw FileSystemError(syscall: "readlinkat", errno: errno, path: FilePath(bytes: link))
+        }
         let deleted = Array(" (deleted)".utf8)
-        if bytes.count >= deleted.count, Array(bytes.suffix(deleted.count)) == deleted { return nil }
+        if bytes.count >= deleted.count, bytes.suffix(deleted.count).elementsEqual(deleted) { return nil }
         guard bytes.first == UInt8(ascii: "/") else { return nil }
-        return FilePath(platformString: bytes.map { CChar(bitPattern: $0) } + [0])
+        return bytes
     }
 }

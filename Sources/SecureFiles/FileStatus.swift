@@ -181,21 +181,51 @@ extension FileStatus {
         self = try Self.statx(dirfd: dirfd, path: path, flags: flags, errorPath: path)
     }
 
+    /// The status of a path given as raw bytes (lossless for non-UTF-8 names), without building a
+    /// `FilePath` (whose separator normalisation is measurable when resolving many bookmarks).
+    ///
+    /// - Parameters:
+    ///   - pathBytes: The path; relative paths start at the working directory. A NUL byte in it
+    ///     gives `EINVAL`.
+    ///   - followSymlinks: Whether a trailing symlink is followed (`false` adds `AT_SYMLINK_NOFOLLOW`).
+    /// - Throws: ``FileSystemError`` naming `statx`.
+    ///
+    /// The corresponding C function is `statx`.
+    public init(pathBytes: [UInt8], followSymlinks: Bool = true) throws(FileSystemError) {
+        switch Self.lookup(pathBytes: pathBytes, followSymlinks: followSymlinks) {
+        case .success(let status): self = status
+        case .failure(let errno): throw FileSystemError(syscall: "statx", errno: errno, path: FilePath(bytes: pathBytes))
+        }
+    }
+
+    /// ``init(pathBytes:followSymlinks:)`` for callers that only branch on the errno (a path-first
+    /// check that often fails): no error value, whose `FilePath` costs more than the `statx`.
+    package static func lookup(pathBytes: [UInt8], followSymlinks: Bool) -> Result<FileStatus, Errno> {
+        let flags: CInt = followSymlinks ? 0 : AT_SYMLINK_NOFOLLOW
+        return withCPath(pathBytes) { statx(dirfd: atCurrentDirectory, cPath: $0, flags: flags) }
+    }
+
     static func statx(dirfd: CInt, path: FilePath, flags: CInt, errorPath: FilePath?) throws(FileSystemError) -> FileStatus {
+        switch path.withPlatformString({ statx(dirfd: dirfd, cPath: $0, flags: flags) }) {
+        case .success(let status): return status
+        case .failure(let errno): throw FileSystemError(syscall: "statx", errno: errno, path: errorPath)
+        }
+    }
+
+    static func statx(dirfd: CInt, cPath: UnsafePointer<CChar>, flags: CInt) -> Result<FileStatus, Errno> {
         var raw = cls_statx()
-        let result = path.withPlatformString { Sys.statx(dirfd, $0, flags, statxWantedMask, &raw) }
-        if case .failure(let errno) = result {
-            throw FileSystemError(syscall: "statx", errno: errno, path: errorPath)
+        if case .failure(let errno) = Sys.statx(dirfd, cPath, flags, statxWantedMask, &raw) {
+            return .failure(errno)
         }
         var status = FileStatus(raw)
         if raw.stx_mask & (CLS_STATX_MNT_ID_UNIQUE | CLS_STATX_MNT_ID) == 0 {
             // Kernels before 6.8 ignore STATX_MNT_ID_UNIQUE: ask for the reusable id.
             var again = cls_statx()
-            if case .success = path.withPlatformString({ Sys.statx(dirfd, $0, flags, CLS_STATX_MNT_ID, &again) }) {
+            if case .success = Sys.statx(dirfd, cPath, flags, CLS_STATX_MNT_ID, &again) {
                 status.mountID = again.stx_mnt_id
             }
         }
-        return status
+        return .success(status)
     }
 }
 

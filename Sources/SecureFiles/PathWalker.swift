@@ -231,12 +231,3 @@ struct PathWalker {
         return parent.stx_ino != 1 ? .magic : .plain
     }
 }
-
-/// Calls `body` with `name` as a NUL-terminated C string.
-func withCName<T>(_ name: [UInt8], _ body: (UnsafePointer<CChar>) -> T) -> T {
-    let cString = name.map { CChar(bitPattern: $0) } + [0]
-    return cString.withUnsafeBufferPointer { buffer in
-        guard let base = buffer.baseAddress else { return "".withCString(body) }
-        return body(base)
-    }
-}

@@ -56,29 +56,40 @@ struct AncestorCacheTests {
     /// Creates the bookmark until one creation is a cache hit (a parallel suite's mount clears the
     /// cache between two creations only rarely) and returns that bookmark.
     func createHit(_ path: String) throws -> Bookmark? {
+        try createHitTraced(path)?.0
+    }
+
+    func createHitTraced(_ path: String) throws -> (Bookmark, SyscallTrace)? {
         for _ in 0..<20 {
             let volumes = try VolumeDirectory()
             _ = try create(path, volumes: volumes)
             let (bookmark, trace) = try create(path, volumes: volumes)
-            if wasHit(trace, target: path) { return bookmark }
+            if wasHit(trace, target: path) { return (bookmark, trace) }
         }
         return nil
     }
 
-    @Test("cached and uncached creation give equal records; a hit makes one poll and no ancestor statx")
+    @Test("cached and uncached creation give equal records; a hit makes one poll, no ancestor statx, no open")
     func equalRecords() throws {
         try LoopVolume.withVolume(.ext4) { volume in
             let tree = Tree(root: volume.path("t"))
             try tree.file("a/b/c/d/doc.txt")
             try tree.dir("a/b/c/d/folder")
-            for relative in ["a/b/c/d/doc.txt", "a/b/c/d/folder", "a", "doc-at-root.txt"] {
-                if relative == "doc-at-root.txt" { try tree.file(relative) }
+            try tree.file("doc-at-root.txt")
+            try tree.symlink("link", to: "a/b/c/d/doc.txt")
+            for relative in ["a/b/c/d/doc.txt", "a/b/c/d/folder", "a", "doc-at-root.txt", "link"] {
                 let path = tree.path(relative)
-                let hit = try #require(try createHit(path), "never a cache hit for \(relative)")
+                let (hit, hitTrace) = try #require(try createHitTraced(path), "never a cache hit for \(relative)")
                 let (uncached, trace) = try create(path, cached: false)
                 #expect(hit == uncached, "\(relative)")
-                #expect(hit.record.fileIDs == (try currentIDs(path)))
                 #expect(!trace.calls.contains { $0.name == "poll" || $0.name.hasPrefix("inotify") })
+                let real = relative == "link" ? tree.path("a/b/c/d/doc.txt") : path
+                #expect(hit.path == Array(real.utf8))
+                #expect(hit.record.fileIDs == (try currentIDs(real)))
+                // A canonical path is identified by path: no open, no /proc/self/fd. A symlink is
+                // followed the open-based way.
+                let opened = hitTrace.calls.contains { $0.name == "openat" || $0.name == "readlinkat" }
+                #expect(opened == (relative == "link"), "\(relative)")
             }
             let minimal = try Bookmark.create(for: FilePath(tree.path("a/b/c/d/doc.txt")), options: .minimalBookmark)
             #expect(minimal.record.fileIDs == nil)

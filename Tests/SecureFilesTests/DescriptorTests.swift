@@ -46,6 +46,36 @@ final class DescriptorTests {
         }
     }
 
+    @Test("the current path as bytes follows renames, keeps non-UTF-8 names, and is nil once deleted")
+    func currentPathBytes() throws {
+        let name: [UInt8] = Array("/cp-".utf8) + [0xFF, 0xFE]
+        let path = Array(directory.utf8) + name
+        let file = try OwnedDescriptor.open(FilePath(bytes: path), options: [.writeOnly, .create])
+        #expect(try file.currentPathBytes() == path)
+        #expect(try file.currentPath() == FilePath(bytes: path))
+        let renamed = Array(directory.utf8) + Array("/renamed".utf8)
+        #expect(rename(path.map { CChar(bitPattern: $0) } + [0], directory + "/renamed") == 0)
+        #expect(try file.currentPathBytes() == renamed)
+        #expect(unlink(directory + "/renamed") == 0)
+        #expect(try file.currentPathBytes() == nil)
+        try file.close()
+        #expect(throws: FileSystemError.self) { try file.currentPathBytes() }
+    }
+
+    @Test("statx and name_to_handle_at of a path given as bytes agree with the FilePath forms; a NUL is EINVAL")
+    func pathBytesLookups() throws {
+        let path = directory + "/pb"
+        FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
+        #expect(try FileStatus(pathBytes: Array(path.utf8)) == FileStatus(path: FilePath(path)))
+        #expect(try FileHandleData(pathBytes: Array(path.utf8)) == FileHandleData(path: FilePath(path)))
+        let withNUL = Array(directory.utf8) + [0] + Array("/pb".utf8)
+        let statError = try #require(throws: FileSystemError.self) { try FileStatus(pathBytes: withNUL) }
+        #expect(statError.errno == .invalidArgument)
+        let handleError = try #require(throws: FileSystemError.self) { try FileHandleData(pathBytes: withNUL) }
+        #expect(handleError.errno == .invalidArgument)
+        #expect(handleError.syscall == "name_to_handle_at")
+    }
+
     @Test("fstatfs reports the ext4 magic and f_fsid as stat -f prints it")
     func statistics() throws {
         let root = try OwnedDescriptor.open(FilePath(directory), options: [.pathOnly])

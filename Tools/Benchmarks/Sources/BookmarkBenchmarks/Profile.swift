@@ -10,7 +10,7 @@ import SystemPackage
 /// `--profile NAME`: repeats one operation so that callgrind sees only it. Run as
 /// `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*profileLoop*' BookmarkBenchmarks --profile NAME`.
 extension Bench {
-    static let profileNames = ["unmoved", "create", "moved", "deleted", "codec", "open", "batch"]
+    static let profileNames = ["unmoved", "create", "moved", "handles", "deleted", "codec", "open", "batch"]
 
     mutating func profile(_ name: String, iterations: Int) throws {
         let (project, file) = try deepProjectFile()
@@ -27,6 +27,10 @@ extension Bench {
         case "moved":
             try move(file, to: project + "/docs/moved-profile")
             operation = { _ = try bookmark.resolve(ResolutionOptions(useHandles: false), volumes: volumes) }
+        case "handles":
+            // Moved to another top-level folder, found through its file handle (needs root).
+            try move(file, to: "Downloads/far-profile")
+            operation = { _ = try bookmark.resolve(ResolutionOptions(), volumes: volumes) }
         case "deleted":
             _ = unlink(path)
             operation = { try this.expectNotFound(bookmark, ResolutionOptions(budget: .unlimited, useHandles: false)) }
@@ -39,8 +43,9 @@ extension Bench {
             let noHandles = ResolutionOptions(useHandles: false)
             operation = { _ = Bookmark.resolveAll(prepared.bookmarks, options: noHandles, volumes: volumes) }
         case "open":
-            let root = try OwnedDescriptor.open(FilePath(this.workload.root), options: [.directory])
-            operation = { try OwnedDescriptor.open(FilePath(file), relativeTo: root).close() }
+            let root = try Directory(opening: FilePath(this.workload.root))
+            let relative = FilePath(file)
+            operation = { try root.open(relative).close() }
         default:
             throw BenchError("unknown profile \(name); one of \(Self.profileNames.joined(separator: ", "))")
         }

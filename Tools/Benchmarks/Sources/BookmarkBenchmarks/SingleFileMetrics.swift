@@ -83,12 +83,12 @@ struct Bench {
             baseline: { _ = cbb_statx(path, &inode) })
         // How far the design's own syscalls are from one statx, with nothing of ours in between.
         let floor = try measure.compare(
-            ours: { _ = cbb_resolve_floor(path) },
+            ours: { _ = cbb_statx_handle(path) },
             baseline: { _ = cbb_statx(path, &inode) })
         return [
             MetricResult("resolve an unmoved file", baseline: "statx", target: .ratioAtMost(3), shared,
                 note: "shared VolumeDirectory"),
-            MetricResult("↳ its syscalls alone, in C (open O_PATH, statx, name_to_handle_at, close)", baseline: "statx",
+            MetricResult("↳ its syscalls alone, in C (statx, name_to_handle_at of the path)", baseline: "statx",
                 target: .none, floor, note: "the floor of the path-first design"),
             MetricResult("resolve an unmoved file (new VolumeDirectory each call)", baseline: "statx", target: .none, fresh,
                 note: "reads /proc/self/mountinfo every call"),
@@ -195,19 +195,22 @@ struct Bench {
             note: "\(bytes.count)-byte bookmark, one core")
     }
 
-    /// Opening a file by a path relative to a root descriptor.
+    /// Opening a file beneath a root with the secure layer (`openat2` with `RESOLVE_BENEATH`, the
+    /// default policy), against a plain `openat` relative to the same directory.
     mutating func openBeneathRoot() throws -> MetricResult {
         let relative = try deepProjectFile().file
-        let root = try OwnedDescriptor.open(FilePath(workload.root), options: [.directory])
-        guard let rootFD = root.rawValue else { throw BenchError("root descriptor closed") }
+        let root = try Directory(opening: FilePath(workload.root))
+        let plainRoot = try OwnedDescriptor.open(FilePath(workload.root), options: [.directory])
+        guard let rootFD = plainRoot.rawValue else { throw BenchError("root descriptor closed") }
+        let path = FilePath(relative)
         let comparison = try measure.compare(
             ours: {
-                let file = try OwnedDescriptor.open(FilePath(relative), relativeTo: root)
+                let file = try root.open(path)
                 try file.close()
             },
             baseline: { _ = cbb_openat_close(rootFD, relative) })
         return MetricResult(
             "open a file beneath a root (SecureFiles)", baseline: "openat", target: .ratioAtMost(1.5), comparison,
-            note: "OwnedDescriptor.open(_:relativeTo:) (no beneath-root open on main yet)")
+            note: "Directory.open, policy beneath (openat2 RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS)")
     }
 }
