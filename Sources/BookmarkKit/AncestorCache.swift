@@ -196,12 +196,14 @@ final class AncestorCache: Sendable {
     /// change them), not FUSE (the daemon does), not ZFS (`zfs rollback` swaps the tree in
     /// place), not virtiofs or 9p (the host does).
     private static func isTrusted(mountID: Int32, path: [UInt8], volumes: VolumeDirectory) -> Bool {
-        guard let entry = volumes.entry(mountID: mountID), trustedFileSystems.contains(entry.fsType) else {
+        // The volume, not the mount entry: the directory remembers volumes by mount id, while an
+        // entry missing from its table (a mount newer than the directory) re-reads mountinfo.
+        guard let volume = volumes.volume(mountID: mountID), trustedFileSystems.contains(volume.fsType) else {
             return false
         }
         // A reusable mount id from an old table could name another mount: it must at least
         // contain the path.
-        let point = entry.mountPoint
+        let point = volume.mountPoint
         if point == [UInt8(ascii: "/")] { return true }
         return path.starts(with: point) && (path.count == point.count || path[point.count] == UInt8(ascii: "/"))
     }

@@ -72,7 +72,7 @@ extension SyscallCall {
     ]
     static let inotifyFlags: [(Int64, String)] = [
         (Int64(IN_ATTRIB), "IN_ATTRIB"), (Int64(IN_DELETE), "IN_DELETE"), (Int64(IN_DELETE_SELF), "IN_DELETE_SELF"),
-        (Int64(IN_MOVE_SELF), "IN_MOVE_SELF"), (Int64(IN_ONLYDIR), "IN_ONLYDIR"),
+        (Int64(IN_MOVE_SELF), "IN_MOVE_SELF"), (Int64(IN_MOVED_TO), "IN_MOVED_TO"), (Int64(IN_ONLYDIR), "IN_ONLYDIR"),
         (Int64(IN_DONT_FOLLOW), "IN_DONT_FOLLOW"), (Int64(IN_MASK_CREATE), "IN_MASK_CREATE"),
         (Int64(IN_MASK_ADD), "IN_MASK_ADD"),
     ]

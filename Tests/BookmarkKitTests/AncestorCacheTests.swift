@@ -139,7 +139,7 @@ struct AncestorCacheTests {
         }
     }
 
-    @Test("an ancestor replaced by a rename over it, its old self held open (only IN_ATTRIB arrives at once)")
+    @Test("an ancestor replaced by a rename over it, its old self held open (only its parent's IN_MOVED_TO arrives at once)")
     func renamedOverAncestor() throws {
         try expectNoticed { tree, _ in
             try tree.file("new/c/doc.txt")

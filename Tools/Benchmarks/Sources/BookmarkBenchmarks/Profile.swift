@@ -23,7 +23,23 @@ extension Bench {
         case "unmoved":
             operation = { _ = try bookmark.resolve(ResolutionOptions(), volumes: volumes) }
         case "create":
-            operation = { _ = try Bookmark.create(for: FilePath(path), volumes: volumes) }
+            // The same rotation as the metric, with the ancestor cache warm.
+            let paths = creationSet().map { FilePath($0) }
+            for path in paths { _ = try Bookmark.create(for: path, volumes: volumes) }
+            var position = 0
+            operation = {
+                position = (position + 1) % paths.count
+                _ = try Bookmark.create(for: paths[position], volumes: volumes)
+            }
+        case "create-cold":
+            // The cold row: the ancestor cache cleared before each creation.
+            let paths = creationSet().map { FilePath($0) }
+            var position = 0
+            operation = {
+                position = (position + 1) % paths.count
+                Bookmark.clearAncestorCache()
+                _ = try Bookmark.create(for: paths[position], volumes: volumes)
+            }
         case "moved":
             try move(file, to: project + "/docs/moved-profile")
             operation = { _ = try bookmark.resolve(ResolutionOptions(useHandles: false), volumes: volumes) }
