@@ -36,6 +36,12 @@ final class AncestorCache: Sendable {
     struct Key: Hashable {
         var mountID: UInt64
         var path: [UInt8]
+
+        /// The path's bytes in one call: `[UInt8]`'s own hashing feeds the hasher a byte at a time.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(mountID)
+            path.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
 
     private struct State {
