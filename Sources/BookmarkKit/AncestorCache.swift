@@ -1,3 +1,4 @@
+import BookmarkFormat
 import FileIdentity
 import SecureFiles
 import Synchronization
@@ -46,8 +47,8 @@ final class AncestorCache: Sendable {
 
     private struct State {
         var monitor: DirectoryMonitor?
-        /// Each directory path's inode numbers of its prefixes, `/` excluded, in order.
-        var chains: [Key: [UInt64]] = [:]
+        /// What each directory path's prefixes are.
+        var chains: [Key: AncestorChain] = [:]
         /// The watched directories by path (`/` included).
         var directories: [[UInt8]: WatchedDirectory] = [:]
         /// The watch descriptors this cache removed; their remaining events are stale.
@@ -71,10 +72,10 @@ final class AncestorCache: Sendable {
     ///     components): the parent of the target, as the target's lookup saw it.
     ///   - mountID: The target's mount id.
     ///   - volumes: Where the mounts of the directories are looked up.
-    func chain(parent: [UInt8], mountID: UInt64, volumes: VolumeDirectory) -> [UInt64]? {
+    func chain(parent: [UInt8], mountID: UInt64, volumes: VolumeDirectory) -> AncestorChain? {
         guard Self.marker?.isOwnProcess == true else { return nil }
         let key = Key(mountID: mountID, path: parent)
-        return state.withLock { state -> [UInt64]? in
+        return state.withLock { state -> AncestorChain? in
             guard !state.disabled, !state.uncacheable.contains(key) else { return nil }
             guard let monitor = Self.monitor(&state) else { return nil }
             // Read the queue first: a chain is trusted only if nothing happened since it was made.
@@ -156,7 +157,7 @@ final class AncestorCache: Sendable {
     /// nothing changed while doing so.
     private static func fill(
         _ key: Key, monitor: DirectoryMonitor, volumes: VolumeDirectory, _ state: inout State
-    ) -> [UInt64]? {
+    ) -> AncestorChain? {
         let prefixes = directoryPrefixes(key.path)
         if state.directories.count + prefixes.count > capacity { forget(monitor, &state) }
         var inodes: [UInt64] = []
@@ -193,8 +194,9 @@ final class AncestorCache: Sendable {
         }
         // Anything that happened between a watch and its statx shows up now.
         guard drain(monitor, &state) == .quiet else { return nil }
-        state.chains[key] = inodes
-        return inodes
+        let chain = AncestorChain(path: key.path, inodes: inodes)
+        state.chains[key] = chain
+        return chain
     }
 
     /// Whether changes on this mount are all seen by inotify: local file systems whose every
@@ -219,6 +221,23 @@ final class AncestorCache: Sendable {
         "ramfs", "vfat", "msdos", "exfat", "ntfs3", "hfsplus", "hfs", "udf", "iso9660", "squashfs", "erofs",
         "overlay",
     ]
+}
+
+/// The directories on a path, as creation records them: kept ready to copy into each bookmark
+/// made below them, so that their names and IDs are built once per directory, not per bookmark.
+struct AncestorChain: Sendable {
+    /// The inode numbers of the directories on the path, `/` excluded, in order.
+    let inodes: [UInt64]
+    /// The path's components (key `0x1004` without the object's own name).
+    let components: [ByteString]
+    /// ``inodes`` as the per-component file IDs (key `0x1005` without the object's own).
+    let fileIDs: [Int64?]
+
+    init(path: [UInt8], inodes: [UInt64]) {
+        self.inodes = inodes
+        components = splitComponents(path).map(ByteString.init(bytes:))
+        fileIDs = inodes.map { Int64(bitPattern: $0) }
+    }
 }
 
 /// `/`, then every prefix of an absolute directory path ending at a component: `/a/b` gives

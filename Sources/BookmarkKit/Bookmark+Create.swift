@@ -42,7 +42,9 @@ extension Bookmark {
             try fill(&record, path: real, id: id, options: options, ancestors: target.ancestors, volumes: directory)
             if !options.contains(.minimalBookmark) {
                 // Size and modification time always go in: the cross-volume heuristic needs them.
-                fillResourceValues(&record, keys: Self.alwaysRecorded, path: real, id: id)
+                if id.kind == .regular { record[ResourceKey.fileSize.bookmarkKey] = .int64(Int64(clamping: id.size)) }
+                record[ResourceKey.contentModificationDate.bookmarkKey] =
+                    .date(BookmarkDate(unixSeconds: id.modificationTime.timeIntervalSince1970))
                 if !resourceKeys.isEmpty { fillResourceValues(&record, keys: resourceKeys, path: real, id: id) }
             }
             if let relativeTo {
@@ -58,9 +60,6 @@ extension Bookmark {
         }
     }
 
-    /// The resource values every non-minimal bookmark records.
-    static let alwaysRecorded: [ResourceKey] = [.fileSize, .contentModificationDate]
-
     /// Fills the record's path, IDs, flags, volume and Linux facts.
     ///
     /// - Parameters:
@@ -69,20 +68,29 @@ extension Bookmark {
     ///   - volumes: Where the mount point's birth time is remembered, if anywhere.
     static func fill(
         _ record: inout BookmarkRecord, path bytes: [UInt8], id: FileID, options: BookmarkCreationOptions,
-        ancestors: [UInt64]? = nil, volumes: VolumeDirectory? = nil
+        ancestors: AncestorChain? = nil, volumes: VolumeDirectory? = nil
     ) throws {
-        let components = splitComponents(bytes)
-        record.pathComponents = components.map(ByteString.init(bytes:))
+        let name = lastComponent(bytes)
+        // The directories' names and IDs come ready-made from the cache when it had them.
+        let chain = ancestors.flatMap { $0.components.count == $0.fileIDs.count ? $0 : nil }
+        let components: [ByteString]
+        if let chain, let name {
+            components = chain.components + [ByteString(bytes: name)]
+        } else {
+            components = splitComponents(bytes).map(ByteString.init(bytes:))
+        }
+        record.pathComponents = components
         if !options.contains(.minimalBookmark) {
             var ids: [Int64?] = []
-            if let ancestors, ancestors.count == max(components.count - 1, 0) {
-                ids = ancestors.map { Int64(bitPattern: $0) }
+            if let chain, chain.fileIDs.count == components.count - 1 {
+                ids.reserveCapacity(components.count)
+                ids.append(contentsOf: chain.fileIDs)
             } else {
                 var prefix: [UInt8] = []
                 prefix.reserveCapacity(bytes.count)
                 for component in components.dropLast() {
                     prefix.append(UInt8(ascii: "/"))
-                    prefix.append(contentsOf: component)
+                    prefix.append(contentsOf: component.bytes)
                     let status = try? FileStatus.lookup(pathBytes: prefix, followSymlinks: true).get()
                     ids.append(status.map { Int64(bitPattern: $0.inode) })
                 }
@@ -91,7 +99,7 @@ extension Bookmark {
             record.fileIDs = ids
         }
         record.fileID = Int64(bitPattern: id.inode)
-        record.fileName = components.last.map { ByteString(bytes: $0) } ?? ByteString(bytes: [UInt8(ascii: "/")])
+        record.fileName = components.last ?? ByteString(bytes: [UInt8(ascii: "/")])
         if let birth = id.birthTime {
             record.creationDate = BookmarkDate(unixSeconds: birth.timeIntervalSince1970)
         }
@@ -102,7 +110,7 @@ extension Bookmark {
         case .symlink: flags |= BookmarkPropertyFlags.isSymbolicLink
         default: break
         }
-        if components.last?.first == UInt8(ascii: ".") { flags |= BookmarkPropertyFlags.isHidden }
+        if name?.first == UInt8(ascii: ".") { flags |= BookmarkPropertyFlags.isHidden }
         if bytes == id.volume.mountPoint { flags |= BookmarkPropertyFlags.isVolume }
         let valid = BookmarkPropertyFlags.isRegularFile | BookmarkPropertyFlags.isDirectory
             | BookmarkPropertyFlags.isSymbolicLink | BookmarkPropertyFlags.isVolume | BookmarkPropertyFlags.isHidden

@@ -8,7 +8,7 @@ struct CreationTarget {
     var id: FileID
     /// The path with every symlink resolved, as `/proc/self/fd` would give it.
     var path: [UInt8]
-    var ancestors: [UInt64]?
+    var ancestors: AncestorChain?
 }
 
 extension Bookmark {
