@@ -7,7 +7,7 @@ import Synchronization
 /// creations and validated by inotify, so that creating a bookmark does not `statx` every
 /// ancestor again (the per-component file IDs, key `0x1005`).
 ///
-/// Soundness (Docs/IDENTITY.md, "The ancestor cache"): a cached chain is used only if no watched
+/// Soundness (Docs/RESOLUTION.md, "The ancestor cache"): a cached chain is used only if no watched
 /// directory reported a change that can re-point a path (see ``DirectoryEvent/mayChangePaths``)
 /// and the mount table did not change, between the moment its directories were watched and the
 /// check that follows the target's own lookup. Every directory on the path is watched, `/`
