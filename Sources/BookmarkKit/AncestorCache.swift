@@ -183,8 +183,11 @@ final class AncestorCache: Sendable {
                 }
                 guard directory.isDirectory, isTrusted(mountID: directory.mountID, path: prefix, volumes: volumes)
                 else {
-                    monitor.unwatch(directory.watch)
-                    state.removed.insert(directory.watch)
+                    // Watches are per inode: keep one that a cached directory shares (a bind mount).
+                    if !state.directories.values.contains(where: { $0.watch == directory.watch }) {
+                        monitor.unwatch(directory.watch)
+                        state.removed.insert(directory.watch)
+                    }
                     state.uncacheable.insert(key)
                     return nil
                 }

@@ -150,10 +150,7 @@ public final class VolumeDirectory: Sendable {
 
     /// The mount entry for a reusable mount id, re-reading the table once if it is not there
     /// (the mount may be newer than this directory).
-    ///
-    /// - Parameter mountID: The id `name_to_handle_at` or `STATX_MNT_ID` reported.
-    /// - Returns: The entry, or `nil` when the mount is gone.
-    public func entry(mountID: Int32) -> MountEntry? {
+    func entry(mountID: Int32) -> MountEntry? {
         if let entry = table.entry(mountID: mountID) { return entry }
         return (try? MountTable.current())?.entry(mountID: mountID)
     }

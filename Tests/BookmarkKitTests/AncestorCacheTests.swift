@@ -231,6 +231,22 @@ struct AncestorCacheTests {
         }
     }
 
+    @Test("a FUSE file system (exFAT) is never cached: its daemon can change it behind inotify's back")
+    func fuseUncached() throws {
+        try #require(VolumeSupport.canMake(.exfat), "mkfs.exfat is needed")
+        try LoopVolume.withVolume(.exfat) { volume in
+            let tree = Tree(root: volume.path("t"))
+            try tree.file("a/b/doc.txt")
+            let path = tree.path("a/b/doc.txt")
+            let volumes = try VolumeDirectory()
+            _ = try create(path, volumes: volumes)
+            let (again, trace) = try create(path, volumes: volumes)
+            #expect(again.record.fileIDs == (try currentIDs(path)))
+            let examined = trace.calls.filter { $0.name == "statx" && ($0.path.map { $0.starts(with: Array(volume.path("t").utf8)) } ?? false) }
+            #expect(examined.count >= 2, "the directories on the FUSE volume were not examined again")
+        }
+    }
+
     @Test("a forked child never reads the parent's inotify queue, and both see a replaced ancestor")
     func fork() throws {
         let probe = try #require(CreateProbe.path, "create-probe is built with the tests")
