@@ -75,7 +75,9 @@ extension Bookmark {
         let chain = ancestors.flatMap { $0.components.count == $0.fileIDs.count ? $0 : nil }
         let components: [ByteString]
         if let chain, let name {
-            components = chain.components + [ByteString(bytes: name)]
+            var joined = chain.components
+            joined.append(ByteString(bytes: name))
+            components = joined
         } else {
             components = splitComponents(bytes).map(ByteString.init(bytes:))
         }

@@ -109,16 +109,18 @@ public final class DirectoryMonitor: Sendable {
     /// - Throws: ``FileSystemError`` naming `poll` or `read`; the caller should then stop trusting
     ///   what it cached.
     public func changes() throws(FileSystemError) -> DirectoryChanges {
-        var fds = [
-            pollfd(fd: queue, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: mountTable, events: Int16(POLLPRI), revents: 0),
-        ]
-        let polled = fds.withUnsafeMutableBufferPointer { Sys.pollNow($0) }
+        // On the stack: this runs once per bookmark creation.
+        let (polled, queueEvents, tableEvents) = withUnsafeTemporaryAllocation(of: pollfd.self, capacity: 2) {
+            fds -> (Result<CInt, Errno>, Int16, Int16) in
+            fds.initialize(repeating: pollfd(fd: queue, events: Int16(POLLIN), revents: 0))
+            fds[1] = pollfd(fd: mountTable, events: Int16(POLLPRI), revents: 0)
+            return (Sys.pollNow(fds), fds[0].revents, fds[1].revents)
+        }
         if case .failure(let errno) = polled { throw FileSystemError(syscall: "poll", errno: errno, path: nil) }
         var changes = DirectoryChanges()
         // mountinfo reports POLLERR | POLLPRI on a change (and POLLIN always).
-        changes.mountTableChanged = fds[1].revents & Int16(POLLPRI | POLLERR) != 0
-        if fds[0].revents != 0 { try readEvents(into: &changes) }
+        changes.mountTableChanged = tableEvents & Int16(POLLPRI | POLLERR) != 0
+        if queueEvents != 0 { try readEvents(into: &changes) }
         return changes
     }
 
