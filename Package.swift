@@ -88,6 +88,11 @@ let package = Package(
             path: "Tools/secure-probe"
         ),
         .executableTarget(
+            name: "create-probe",
+            dependencies: ["BookmarkKit", "SecureFiles", .product(name: "SystemPackage", package: "swift-system")],
+            path: "Tools/create-probe"
+        ),
+        .executableTarget(
             name: "FuzzBookmark",
             dependencies: ["BookmarkFormat"],
             path: "Tools/FuzzBookmark"
@@ -112,7 +117,7 @@ let package = Package(
         .testTarget(
             name: "BookmarkKitTests",
             dependencies: [
-                "BookmarkKit", "FileIdentity", "SecureFiles", "VolumeFixtures",
+                "BookmarkKit", "FileIdentity", "SecureFiles", "VolumeFixtures", "create-probe", "CLinuxShims",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

@@ -23,6 +23,8 @@ public final class VolumeDirectory: Sendable {
     private let located = Mutex<[String: Volume]>([:])
     /// The UUID (as spelled by the caller) and volume of the last successful ``locate(uuid:hint:)``.
     private let lastLocated = Mutex<(String, Volume)?>(nil)
+    /// Birth times of mount points already examined, by mount id (`nil` inside: none reported).
+    private let mountPointBirths = Mutex<[Int32: Timestamp?]>([:])
     private let touchNetwork: Bool
 
     /// Reads `/proc/self/mountinfo`.
@@ -44,6 +46,21 @@ public final class VolumeDirectory: Sendable {
         let volume = Volume.identify(entry, descriptor: descriptor, touchNetwork: touchNetwork)
         cache.withLock { $0[entry.mountID] = volume }
         return volume
+    }
+
+    /// The birth time of the directory a volume is mounted on (its root), examined once per mount
+    /// and this directory: every bookmark made on the volume records it.
+    ///
+    /// - Parameter volume: A volume from this directory.
+    /// - Returns: The birth time, or `nil` where the file system reports none or the mount point
+    ///   cannot be examined.
+    ///
+    /// Implementation details: one `statx` of the mount point per mount.
+    public func mountPointBirthTime(of volume: Volume) -> Timestamp? {
+        if let known = mountPointBirths.withLock({ $0[volume.mountID] }) { return known }
+        let birth = (try? FileStatus(path: volume.mountPointPath))?.birthTime
+        mountPointBirths.withLock { $0[volume.mountID] = birth }
+        return birth
     }
 
     /// The volume of the mount with this reusable mount id (`name_to_handle_at`'s), or `nil` when

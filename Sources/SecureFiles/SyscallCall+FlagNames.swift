@@ -11,7 +11,9 @@ extension SyscallCall {
     public var flagNames: [String] {
         guard let flags else { return [] }
         switch name {
-        case "openat", "openat2", "open_by_handle_at": return Self.openFlagNames(flags)
+        case "openat", "openat2", "open_by_handle_at", "inotify_init1": return Self.openFlagNames(flags)
+        case "inotify_add_watch": return Self.names(flags, Self.inotifyFlags, zero: "0")
+        case "madvise": return [String(flags)]
         case "renameat2": return Self.names(flags, Self.renameFlags, zero: "0")
         case "name_to_handle_at":
             return Self.names(flags, Self.atFlags.filter { $0.1 != "AT_REMOVEDIR" }, zero: "0")
@@ -35,6 +37,7 @@ extension SyscallCall {
             return flags & Int64(O_NOFOLLOW) != 0 || flags & creatExcl == creatExcl
                 || (resolve ?? 0) & 0x04 != 0
         case "statx", "name_to_handle_at": return flags & Int64(AT_SYMLINK_NOFOLLOW) != 0
+        case "inotify_add_watch": return flags & Int64(IN_DONT_FOLLOW) != 0
         default: return true
         }
     }
@@ -66,6 +69,12 @@ extension SyscallCall {
         (Int64(AT_SYMLINK_NOFOLLOW), "AT_SYMLINK_NOFOLLOW"), (Int64(AT_REMOVEDIR), "AT_REMOVEDIR"),
         (Int64(AT_SYMLINK_FOLLOW), "AT_SYMLINK_FOLLOW"), (0x1000, "AT_EMPTY_PATH"),
         (0x200, "AT_HANDLE_FID"),
+    ]
+    static let inotifyFlags: [(Int64, String)] = [
+        (Int64(IN_ATTRIB), "IN_ATTRIB"), (Int64(IN_DELETE), "IN_DELETE"), (Int64(IN_DELETE_SELF), "IN_DELETE_SELF"),
+        (Int64(IN_MOVE_SELF), "IN_MOVE_SELF"), (Int64(IN_MOVED_TO), "IN_MOVED_TO"), (Int64(IN_ONLYDIR), "IN_ONLYDIR"),
+        (Int64(IN_DONT_FOLLOW), "IN_DONT_FOLLOW"), (Int64(IN_MASK_CREATE), "IN_MASK_CREATE"),
+        (Int64(IN_MASK_ADD), "IN_MASK_ADD"),
     ]
     static let renameFlags: [(Int64, String)] = [(1, "RENAME_NOREPLACE"), (2, "RENAME_EXCHANGE"), (4, "RENAME_WHITEOUT")]
     static let resolveFlags: [(Int64, String)] = [

@@ -164,6 +164,49 @@ enum Sys {
         }
     }
 
+    // MARK: change notification (inotify, poll) and fork detection (mmap, madvise)
+
+    /// inotify_init1(2).
+    static func inotifyInit1(_ flags: CInt) -> Result<CInt, Errno> {
+        throughSeam("inotify_init1", flags: Int64(flags), returnsDescriptor: true) { Glibc.inotify_init1(flags) }
+    }
+
+    /// inotify_add_watch(2): `mask` is recorded as the call's flags (`IN_*`).
+    static func inotifyAddWatch(_ fd: CInt, _ path: UnsafePointer<CChar>, _ mask: UInt32) -> Result<CInt, Errno> {
+        throughSeam("inotify_add_watch", descriptor: fd, path: path, flags: Int64(mask)) {
+            Glibc.inotify_add_watch(fd, path, mask)
+        }
+    }
+
+    /// inotify_rm_watch(2).
+    static func inotifyRmWatch(_ fd: CInt, _ watch: CInt) -> Result<CInt, Errno> {
+        throughSeam("inotify_rm_watch", descriptor: fd) { Glibc.inotify_rm_watch(fd, watch) }
+    }
+
+    /// poll(2) with a zero timeout: never blocks. The first descriptor is the one recorded.
+    static func pollNow(_ fds: UnsafeMutableBufferPointer<pollfd>) -> Result<CInt, Errno> {
+        throughSeam("poll", descriptor: fds.first?.fd) { Glibc.poll(fds.baseAddress, nfds_t(fds.count), 0) }
+    }
+
+    /// mmap(2) of `length` bytes of anonymous private memory; `nil` when it fails (the seam records
+    /// the outcome).
+    static func mapAnonymous(_ length: Int) -> UnsafeMutableRawPointer? {
+        var mapped: UnsafeMutableRawPointer?
+        let result = throughSeam("mmap") { () -> Int in
+            let pointer = Glibc.mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+            guard let pointer, pointer != MAP_FAILED else { return -1 }
+            mapped = pointer
+            return 0
+        }
+        guard case .success = result else { return nil }
+        return mapped
+    }
+
+    /// madvise(2).
+    static func madvise(_ address: UnsafeMutableRawPointer, _ length: Int, _ advice: CInt) -> Result<CInt, Errno> {
+        throughSeam("madvise", flags: Int64(advice)) { Glibc.madvise(address, length, advice) }
+    }
+
     // MARK: ioctls (each named by its request, so faults can target one)
 
     static func getFSUUID(_ fd: CInt, _ uuid: UnsafeMutablePointer<UInt8>, _ length: inout UInt8) -> Result<CInt, Errno> {

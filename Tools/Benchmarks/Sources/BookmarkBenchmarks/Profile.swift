@@ -10,7 +10,7 @@ import SystemPackage
 /// `--profile NAME`: repeats one operation so that callgrind sees only it. Run as
 /// `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*profileLoop*' BookmarkBenchmarks --profile NAME`.
 extension Bench {
-    static let profileNames = ["unmoved", "first", "create", "moved", "handles", "deleted", "codec", "open", "batch"]
+    static let profileNames = ["unmoved", "first", "create", "create-cold", "moved", "handles", "deleted", "codec", "open", "batch"]
 
     mutating func profile(_ name: String, iterations: Int) throws {
         let (project, file) = try deepProjectFile()
@@ -28,7 +28,23 @@ extension Bench {
             let bytes = try bookmark.data()
             operation = { _ = try Bookmark(data: bytes).resolve(ResolutionOptions(), volumes: volumes) }
         case "create":
-            operation = { _ = try Bookmark.create(for: FilePath(path), volumes: volumes) }
+            // The same rotation as the metric, with the ancestor cache warm.
+            let paths = creationSet().map { FilePath($0) }
+            for path in paths { _ = try Bookmark.create(for: path, volumes: volumes) }
+            var position = 0
+            operation = {
+                position = (position + 1) % paths.count
+                _ = try Bookmark.create(for: paths[position], volumes: volumes)
+            }
+        case "create-cold":
+            // The cold row: the ancestor cache cleared before each creation.
+            let paths = creationSet().map { FilePath($0) }
+            var position = 0
+            operation = {
+                position = (position + 1) % paths.count
+                Bookmark.clearAncestorCache()
+                _ = try Bookmark.create(for: paths[position], volumes: volumes)
+            }
         case "moved":
             try move(file, to: project + "/docs/moved-profile")
             operation = { _ = try bookmark.resolve(ResolutionOptions(useHandles: false), volumes: volumes) }

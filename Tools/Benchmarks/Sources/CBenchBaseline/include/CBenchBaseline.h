@@ -20,6 +20,10 @@ int cbb_resolve_floor(const char *path);
  *  readlinkat(/proc/self/fd/N), name_to_handle_at, close. */
 int cbb_create_floor(const char *path);
 
+/** A creation whose directory is in the ancestor cache, bare: statx and name_to_handle_at of the
+ *  path, one poll of an inotify queue and /proc/self/mountinfo. */
+int cbb_create_floor_cached(const char *path);
+
 /** openat(dirfd, path, O_RDONLY | O_CLOEXEC) then close; 0 or -errno. */
 int cbb_openat_close(int dirfd, const char *path);
 

@@ -1,0 +1,64 @@
+import FileIdentity
+import SecureFiles
+import SystemPackage
+
+/// What a creation found: the object, its canonical path, and the inode numbers of the
+/// directories on that path when the ancestor cache had them.
+struct CreationTarget {
+    var id: FileID
+    /// The path with every symlink resolved, as `/proc/self/fd` would give it.
+    var path: [UInt8]
+    var ancestors: AncestorChain?
+}
+
+extension Bookmark {
+    /// Finds the object at `path` for a new bookmark.
+    ///
+    /// With the ancestor cache, a path that is already canonical (absolute; no `.`, `..` or empty
+    /// components; every directory on it a cached directory, so no symlink among them; the object
+    /// itself not a symlink) is identified with `statx` and `name_to_handle_at` by path, their
+    /// inodes cross-checked, and taken as the canonical path: no open, no `readlinkat`, no close.
+    /// Anything else (a symlink anywhere, a file system whose handles do not decode, an uncached
+    /// or uncacheable directory) takes the open-based path: `O_PATH` open, identity from the
+    /// descriptor, the real path from `/proc/self/fd`.
+    static func locateForCreation(
+        _ path: FilePath, bytes: [UInt8], useCache: Bool, volumes: VolumeDirectory
+    ) throws -> CreationTarget {
+        if useCache, isCanonicalAbsolute(bytes),
+            case .success(let found?) = FileID.lookUpWithoutOpening(bytes, followSymlinks: false, volumes: volumes),
+            found.kind != .symlink,
+            let chain = AncestorCache.shared.chain(parent: parentBytes(bytes), mountID: found.mountID, volumes: volumes)
+        {
+            return CreationTarget(id: found, path: bytes, ancestors: chain)
+        }
+        let descriptor = try OwnedDescriptor.open(path, options: [.pathOnly])
+        defer { try? descriptor.close() }
+        let id = try FileID.identify(descriptor, volumes: volumes)
+        guard let real = try descriptor.currentPathBytes() else {
+            throw BookmarkError(.notFound, "the object was deleted while the bookmark was made", lastKnownPath: bytes)
+        }
+        let chain = useCache ? AncestorCache.shared.chain(parent: parentBytes(real), mountID: id.mountID, volumes: volumes) : nil
+        return CreationTarget(id: id, path: real, ancestors: chain)
+    }
+}
+
+/// Whether `bytes` is an absolute path in the form the kernel prints: `/` then components
+/// separated by single slashes, none of them `.` or `..`, no trailing slash (`/` alone is not:
+/// it has no parent to cache).
+func isCanonicalAbsolute(_ bytes: [UInt8]) -> Bool {
+    let slash = UInt8(ascii: "/")
+    let dot = UInt8(ascii: ".")
+    guard bytes.count > 1, bytes[0] == slash, bytes[bytes.count - 1] != slash else { return false }
+    var start = 1
+    var index = 1
+    while index <= bytes.count {
+        if index == bytes.count || bytes[index] == slash {
+            let length = index - start
+            if length == 0 { return false }
+            if bytes[start] == dot && (length == 1 || (length == 2 && bytes[start + 1] == dot)) { return false }
+            start = index + 1
+        }
+        index += 1
+    }
+    return true
+}

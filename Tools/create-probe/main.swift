@@ -1,0 +1,84 @@
+// create-probe: makes bookmarks from a separate, single-threaded process, for the tests of the
+// ancestor cache that need one: another user (setpriv), or a fork (a child of a multi-threaded
+// test runner may deadlock on a lock another thread held at the fork; this process has one thread).
+// Each creation prints one line: `ROLE PATH ID,ID,... watches=N` (the per-component file IDs of
+// key 0x1005, and how many directories the creation had to watch: 0 on a cache hit).
+//
+//   create-probe ids PATH...   bookmarks each path in turn, in one process (the later ones hit
+//                              the cache when they share directories)
+//   create-probe fork DIR      with DIR/a/b/doc.txt: bookmarks it (filling the cache), replaces
+//                              DIR/a by a new directory tree, forks; the child bookmarks it, exits;
+//                              then the parent bookmarks it again. Both must see the new tree,
+//                              and the child prints `child-queue-calls N`: how many inotify and
+//                              poll calls it made (it must make none: the queue is the parent's).
+
+import BookmarkKit
+import SecureFiles
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+func line(_ role: String, _ path: String) throws {
+    let trace = SyscallTrace()
+    let bookmark = try SyscallSeam.$observer.withValue(trace) { () throws -> Bookmark in
+        try Bookmark.create(for: FilePath(path))
+    }
+    let ids = bookmark.record.fileIDs?.map { $0.map(String.init) ?? "-" }.joined(separator: ",") ?? ""
+    let watches = trace.calls.filter { $0.name == "inotify_add_watch" }.count
+    // write(2), not print: the child leaves with _exit, which would drop buffered output.
+    var text = Array("\(role) \(path) \(ids) watches=\(watches)\n".utf8)
+    _ = text.withUnsafeMutableBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+}
+
+func check(_ ok: Bool, _ what: String) {
+    if !ok {
+        var text = Array("create-probe: \(what) failed: errno \(errno)\n".utf8)
+        _ = text.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+        exit(1)
+    }
+}
+
+func forkScenario(_ directory: String) throws {
+    let target = directory + "/a/b/doc.txt"
+    try line("before", target)
+    // Replace the chain: the old `a` moves away, a new `a/b/doc.txt` takes its place.
+    check(rename(directory + "/a", directory + "/a.old") == 0, "rename")
+    check(mkdir(directory + "/a", 0o755) == 0 && mkdir(directory + "/a/b", 0o755) == 0, "mkdir")
+    let fd = open(target, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
+    check(fd >= 0, "create")
+    close(fd)
+    let child = fork()
+    check(child >= 0, "fork")
+    if child == 0 {
+        let trace = SyscallTrace()
+        do {
+            try SyscallSeam.$observer.withValue(trace) { try line("child", target) }
+        } catch { _exit(2) }
+        let queueCalls = trace.calls.filter { $0.name.hasPrefix("inotify") || $0.name == "poll" }.count
+        var text = Array("child-queue-calls \(queueCalls)\n".utf8)
+        _ = text.withUnsafeMutableBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+        _exit(0)
+    }
+    var status: CInt = 0
+    check(waitpid(child, &status, 0) == child, "waitpid")
+    check(status == 0, "the child's creation")
+    try line("parent", target)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    switch arguments.first {
+    case "ids":
+        for path in arguments.dropFirst() { try line("ids", path) }
+    case "fork" where arguments.count == 2:
+        try forkScenario(arguments[1])
+    default:
+        print("usage: create-probe ids PATH... | fork DIR")
+        exit(2)
+    }
+} catch {
+    print("error: \(error)")
+    exit(1)
+}
