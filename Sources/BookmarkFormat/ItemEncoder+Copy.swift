@@ -1,0 +1,45 @@
+// BookmarkFormat: re-encoding stored items by copying their bytes.
+
+extension ItemEncoder {
+    /// Writes the validated item at `offset` of `section` exactly as ``write(_:)-(BookmarkItem)``
+    /// would write the item built from it, without building it, and returns its offset.
+    ///
+    /// Leaves are copied: every leaf type is written as its length and type words and its payload
+    /// as stored (fixed-width numbers, dates and UUIDs included, whose values round-trip
+    /// bit for bit). Containers are rewritten, children first in stored order, because their
+    /// children's offsets change. Equal items are still shared through ``finish(_:)``.
+    mutating func copy(from section: StoredSection, at offset: UInt32) throws(BookmarkFormatError) -> UInt32 {
+        guard let (n, type, p) = section.header(offset) else {
+            // Unreachable after validation; an error rather than a trap if it ever were not.
+            throw BookmarkFormatError(.unencodable("stored item outside its section"), at: nil)
+        }
+        switch type {
+        case BookmarkItem.TypeCode.array:
+            let first = pending.count
+            for i in 0..<(n / 4) { pending.append(try copy(from: section, at: section.word(p + 4 * i))) }
+            return try words(type, from: first)
+        case BookmarkItem.TypeCode.dictionary:
+            let first = pending.count
+            for i in 0..<(n / 8) * 2 { pending.append(try copy(from: section, at: section.word(p + 4 * i))) }
+            return try words(type, from: first)
+        case BookmarkItem.TypeCode.relativeURL:
+            let first = pending.count
+            pending.append(try copy(from: section, at: section.word(p)))
+            pending.append(try copy(from: section, at: section.word(p + 4)))
+            return try words(type, from: first)
+        default:
+            // Every leaf: numbers of subtypes 1...6 were validated to their width, so even those
+            // are what writing their values would give.
+            return try copyLeaf(type, section, p, n)
+        }
+    }
+
+    /// Writes a leaf item with the payload `section.bytes[p..<p + n]`.
+    private mutating func copyLeaf(_ type: UInt32, _ section: StoredSection, _ p: Int, _ n: Int)
+        throws(BookmarkFormatError) -> UInt32
+    {
+        let mark = try begin(type, count: n)
+        w.bytes.append(contentsOf: section.bytes[p..<(p + n)])
+        return try finish(mark)
+    }
+}
