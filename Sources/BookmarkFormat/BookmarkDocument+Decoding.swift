@@ -44,19 +44,21 @@ extension BookmarkDocument {
         var d = DataSectionDecoder(bytes: bytes, start: start, end: end, limits: limits)
         let first = try d.reader.u32le(start)
         var tocs: [BookmarkTOC] = []
-        var seenOffsets: Set<UInt32> = []
-        var seenIDs: Set<UInt32> = []
+        // TOC offsets and ids seen: scanned while the chain is short (every real bookmark has
+        // one to three TOCs, and two sets cost four allocations), hashed beyond that.
+        var seenOffsets = SmallSet()
+        var seenIDs = SmallSet()
         var next = first
         while next != 0 {
             guard tocs.count < limits.maxTOCs else {
                 throw BookmarkFormatError(.tocChain(reason: "more than \(limits.maxTOCs) TOCs"), at: d.absolute(next))
             }
-            guard seenOffsets.insert(next).inserted else {
+            guard seenOffsets.insert(next) else {
                 throw BookmarkFormatError(.tocChain(reason: "TOC at data offset \(next) is reached twice"),
                                           at: d.absolute(next))
             }
             let (toc, following) = try d.decodeTOC(at: next)
-            guard seenIDs.insert(toc.id).inserted else {
+            guard seenIDs.insert(toc.id) else {
                 throw BookmarkFormatError(.duplicateTOC(id: toc.id), at: d.absolute(next) + 8)
             }
             tocs.append(toc)

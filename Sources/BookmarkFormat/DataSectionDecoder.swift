@@ -127,10 +127,39 @@ struct DataSectionDecoder {
         try requireInSection(offset &+ 8, Int(length))
         let payloadStart = abs + 8
         let n = Int(length)
-        memo.begin(offset)
-        defer { memo.abandon(offset) }
 
         func bad() -> BookmarkFormatError { BookmarkFormatError(.badItemLength(type: type, length: length), at: abs) }
+
+        // A leaf has no references: nothing to memoise (checking it again is as cheap as a
+        // lookup), no cycle to find, and its counts are its own.
+        switch type {
+        case 0x0300...0x03FF:
+            // Subtypes 1...6 have fixed widths (BookmarkNumber(subtype:payload:) refuses others);
+            // any other subtype keeps any payload.
+            switch (type & 0xFF, n) {
+            case (1, 1), (2, 2), (3, 4), (4, 8), (5, 4), (6, 8): break
+            case (1...6, _): throw bad()
+            default: break
+            }
+            return (size: 1, height: 0, bytes: 8 + n)
+        case BookmarkItem.TypeCode.date:
+            guard n == 8 else { throw bad() }
+            return (size: 1, height: 0, bytes: 8 + n)
+        case BookmarkItem.TypeCode.boolFalse, BookmarkItem.TypeCode.boolTrue, BookmarkItem.TypeCode.null:
+            guard n == 0 else { throw bad() }
+            return (size: 1, height: 0, bytes: 8 + n)
+        case BookmarkItem.TypeCode.uuid:
+            guard n == 16 else { throw bad() }
+            return (size: 1, height: 0, bytes: 8 + n)
+        case BookmarkItem.TypeCode.array, BookmarkItem.TypeCode.dictionary, BookmarkItem.TypeCode.relativeURL:
+            break
+        default:
+            // Strings, data, URLs and unknown types take any payload.
+            return (size: 1, height: 0, bytes: 8 + n)
+        }
+
+        memo.begin(offset)
+        defer { memo.abandon(offset) }
 
         var size = 1
         var height = 0
@@ -148,20 +177,6 @@ struct DataSectionDecoder {
             }
         }
         switch type {
-        case 0x0300...0x03FF:
-            // Subtypes 1...6 have fixed widths (BookmarkNumber(subtype:payload:) refuses others);
-            // any other subtype keeps any payload.
-            switch (type & 0xFF, n) {
-            case (1, 1), (2, 2), (3, 4), (4, 8), (5, 4), (6, 8): break
-            case (1...6, _): throw bad()
-            default: break
-            }
-        case BookmarkItem.TypeCode.date:
-            guard n == 8 else { throw bad() }
-        case BookmarkItem.TypeCode.boolFalse, BookmarkItem.TypeCode.boolTrue, BookmarkItem.TypeCode.null:
-            guard n == 0 else { throw bad() }
-        case BookmarkItem.TypeCode.uuid:
-            guard n == 16 else { throw bad() }
         case BookmarkItem.TypeCode.array:
             guard n % 4 == 0 else { throw bad() }
             for i in 0..<(n / 4) {
@@ -182,7 +197,6 @@ struct DataSectionDecoder {
             try add(base)
             try add(rel)
         default:
-            // Strings, data, URLs and unknown types take any payload.
             break
         }
         let result: Checked = (size: size, height: height, bytes: expandedBytes)

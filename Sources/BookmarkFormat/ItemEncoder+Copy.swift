@@ -8,24 +8,24 @@ extension ItemEncoder {
     /// as stored (fixed-width numbers, dates and UUIDs included, whose values round-trip
     /// bit for bit). Containers are rewritten, children first in stored order, because their
     /// children's offsets change. Equal items are still shared through ``finish(_:)``.
-    mutating func copy(from section: StoredSection, at offset: UInt32) throws(BookmarkFormatError) -> UInt32 {
+    func copy(from section: StoredSection, at offset: UInt32) throws(BookmarkFormatError) -> UInt32 {
         guard let (n, type, p) = section.header(offset) else {
             // Unreachable after validation; an error rather than a trap if it ever were not.
             throw BookmarkFormatError(.unencodable("stored item outside its section"), at: nil)
         }
         switch type {
         case BookmarkItem.TypeCode.array:
-            let first = pending.count
-            for i in 0..<(n / 4) { pending.append(try copy(from: section, at: section.word(p + 4 * i))) }
+            let first = pendingCount
+            for i in 0..<(n / 4) { push(try copy(from: section, at: section.word(p + 4 * i))) }
             return try words(type, from: first)
         case BookmarkItem.TypeCode.dictionary:
-            let first = pending.count
-            for i in 0..<(n / 8) * 2 { pending.append(try copy(from: section, at: section.word(p + 4 * i))) }
+            let first = pendingCount
+            for i in 0..<(n / 8) * 2 { push(try copy(from: section, at: section.word(p + 4 * i))) }
             return try words(type, from: first)
         case BookmarkItem.TypeCode.relativeURL:
-            let first = pending.count
-            pending.append(try copy(from: section, at: section.word(p)))
-            pending.append(try copy(from: section, at: section.word(p + 4)))
+            let first = pendingCount
+            push(try copy(from: section, at: section.word(p)))
+            push(try copy(from: section, at: section.word(p + 4)))
             return try words(type, from: first)
         default:
             // Every leaf: numbers of subtypes 1...6 were validated to their width, so even those
@@ -35,11 +35,14 @@ extension ItemEncoder {
     }
 
     /// Writes a leaf item with the payload `section.bytes[p..<p + n]`.
-    private mutating func copyLeaf(_ type: UInt32, _ section: StoredSection, _ p: Int, _ n: Int)
+    private func copyLeaf(_ type: UInt32, _ section: StoredSection, _ p: Int, _ n: Int)
         throws(BookmarkFormatError) -> UInt32
     {
         let mark = try begin(type, count: n)
-        w.bytes.append(contentsOf: section.bytes[p..<(p + n)])
+        section.bytes.withUnsafeBytes { b in
+            // `header` checked that the payload lies inside the section.
+            if let source = b.baseAddress, p >= 0, n <= b.count - p { append(source + p, n) }
+        }
         return try finish(mark)
     }
 }

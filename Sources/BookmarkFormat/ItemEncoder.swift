@@ -4,19 +4,33 @@
 ///
 /// Each item is written in place at the end of the buffer; if the same bytes (length and type
 /// words included) were written before, the new copy is cut off again and the earlier offset is
-/// returned. Candidates are found through an open-addressing table of 64-bit FNV-1a hashes of the
+/// returned. Candidates are found through an open-addressing table of 64-bit hashes of the
 /// encoded bytes and confirmed byte for byte, so no item is hashed as a Swift value and no
 /// per-item key array is allocated.
-struct ItemEncoder {
-    var w = ByteWriter()
-    /// Where the data section starts in `w.bytes`; offsets are relative to it.
+///
+/// The output, the table and the stack of child offsets live in memory this object owns and
+/// writes through pointers: an encode appends a few bytes at a time, a hundred times per
+/// bookmark, and through arrays every append re-checked uniqueness and capacity, which cost more
+/// than the bytes themselves. One encoder serves one call on one thread and is never shared.
+final class ItemEncoder {
+    /// Where the data section starts in the output; offsets are relative to it.
     let base: Int
-    /// Open-addressing table; a slot with `end == 0` is empty (no item ends at offset 0).
-    private var slots: [Slot]
-    private var used = 0
+    /// The output bytes written so far: `out[0..<count]`.
+    private(set) var out: UnsafeMutableRawPointer
+    private var outCapacity: Int
+    /// How many output bytes are written.
+    private(set) var count = 0
     /// Offsets of the children written so far for the containers being written, innermost last:
     /// one stack for all of them instead of an array per container.
-    var pending: [UInt32] = []
+    private var pending: UnsafeMutablePointer<UInt32>
+    private var pendingCapacity = 64
+    /// How many offsets ``pending`` holds.
+    private(set) var pendingCount = 0
+    /// Open-addressing table of written items (section offsets); a slot with `end == 0` is empty
+    /// (no item ends at offset 0).
+    private var slots: UnsafeMutablePointer<Slot>
+    private var slotCount = 128
+    private var used = 0
 
     private struct Slot {
         var hash: UInt64 = 0
@@ -24,24 +38,100 @@ struct ItemEncoder {
         var end: UInt32 = 0
     }
 
+    /// Creates an encoder whose output starts with `base` zero bytes (room for a header).
     init(base: Int = 0, capacity: Int = 0) {
-        self.base = base
-        w.bytes.reserveCapacity(max(capacity, base))
-        w.appendZeros(base)
-        slots = Array(repeating: Slot(), count: 64)
+        self.base = max(base, 0)
+        outCapacity = max(capacity, self.base, 64)
+        out = UnsafeMutableRawPointer.allocate(byteCount: outCapacity, alignment: 8)
+        pending = UnsafeMutablePointer<UInt32>.allocate(capacity: pendingCapacity)
+        // A bookmark has a few dozen distinct items: room for them without growing.
+        slots = UnsafeMutablePointer<Slot>.allocate(capacity: slotCount)
+        slots.initialize(repeating: Slot(), count: slotCount)
+        appendZeros(self.base)
     }
 
-    mutating func alignedOffset() throws(BookmarkFormatError) -> UInt32 {
-        w.pad(to: 4, from: base)
-        let offset = w.bytes.count - base
+    deinit {
+        out.deallocate()
+        pending.deallocate()
+        slots.deallocate()
+    }
+
+    // MARK: - Output
+
+    /// The output bytes.
+    var bytes: [UInt8] { Array(UnsafeRawBufferPointer(start: out, count: count)) }
+
+    /// Makes room for `extra` more output bytes.
+    private func reserve(_ extra: Int) {
+        guard extra > outCapacity - count else { return }
+        var capacity = outCapacity
+        while capacity - count < extra { capacity *= 2 }
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
+        grown.copyMemory(from: out, byteCount: count)
+        out.deallocate()
+        out = grown
+        outCapacity = capacity
+    }
+
+    /// Appends `n` bytes from `source`.
+    func append(_ source: UnsafeRawPointer, _ n: Int) {
+        guard n > 0 else { return }
+        reserve(n)
+        (out + count).copyMemory(from: source, byteCount: n)
+        count += n
+    }
+
+    /// Appends `n` zero bytes.
+    func appendZeros(_ n: Int) {
+        guard n > 0 else { return }
+        reserve(n)
+        (out + count).initializeMemory(as: UInt8.self, repeating: 0, count: n)
+        count += n
+    }
+
+    /// Appends a little-endian word.
+    func appendU32(_ v: UInt32) {
+        reserve(4)
+        (out + count).storeBytes(of: v.littleEndian, as: UInt32.self)
+        count += 4
+    }
+
+    /// Overwrites the word at output offset `o` (which must be written already; ignored otherwise).
+    func setU32(_ v: UInt32, at o: Int) {
+        guard o >= 0, o <= count - 4 else { return }
+        (out + o).storeBytes(of: v.littleEndian, as: UInt32.self)
+    }
+
+    /// Pads the section with zeros to a multiple of 4 and returns the offset there.
+    func alignedOffset() throws(BookmarkFormatError) -> UInt32 {
+        let over = (count - base) & 3
+        if over != 0 { appendZeros(4 - over) }
+        let offset = count - base
         guard offset < Int(UInt32.max) else {
             throw BookmarkFormatError(.unencodable("data section larger than 4 GiB"), at: nil)
         }
         return UInt32(offset)
     }
 
+    // MARK: - Child offsets
+
+    /// Pushes a child's offset for the container being written.
+    func push(_ offset: UInt32) {
+        if pendingCount == pendingCapacity {
+            let grown = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * pendingCapacity)
+            grown.update(from: pending, count: pendingCount)
+            pending.deallocate()
+            pending = grown
+            pendingCapacity *= 2
+        }
+        pending[pendingCount] = offset
+        pendingCount += 1
+    }
+
+    // MARK: - Items
+
     /// Writes an entry's item, built or still stored, and returns its offset.
-    mutating func write(_ storage: EntryStorage) throws(BookmarkFormatError) -> UInt32 {
+    func write(_ storage: EntryStorage) throws(BookmarkFormatError) -> UInt32 {
         switch storage {
         case .item(let item): return try write(item)
         case .stored(let section, let offset): return try copy(from: section, at: offset)
@@ -49,7 +139,7 @@ struct ItemEncoder {
     }
 
     /// Writes `item` (children first) and returns its offset; equal items share one offset.
-    mutating func write(_ item: BookmarkItem) throws(BookmarkFormatError) -> UInt32 {
+    func write(_ item: BookmarkItem) throws(BookmarkFormatError) -> UInt32 {
         switch item {
         case .string(let s): return try leaf(item.typeCode, s.bytes)
         case .url(let s): return try leaf(item.typeCode, s.bytes)
@@ -73,49 +163,54 @@ struct ItemEncoder {
         case .bool, .null: return try fixed(item.typeCode, 0, count: 0)
         case .uuid(let u): return try leaf(item.typeCode, u.bytes)
         case .array(let elements):
-            let first = pending.count
-            for el in elements { pending.append(try write(el)) }
+            let first = pendingCount
+            for el in elements { push(try write(el)) }
             return try words(item.typeCode, from: first)
         case .dictionary(let pairs):
-            let first = pending.count
+            let first = pendingCount
             for p in pairs {
-                pending.append(try write(p.key))
-                pending.append(try write(p.value))
+                push(try write(p.key))
+                push(try write(p.value))
             }
             return try words(item.typeCode, from: first)
         case .relativeURL(let base, let rel):
-            let first = pending.count
-            pending.append(try write(base))
-            pending.append(try write(rel))
+            let first = pendingCount
+            push(try write(base))
+            push(try write(rel))
             return try words(item.typeCode, from: first)
         case .unknown(_, let p): return try leaf(item.typeCode, p)
         }
     }
 
     /// An item whose payload is `payload`.
-    mutating func leaf(_ type: UInt32, _ payload: [UInt8]) throws(BookmarkFormatError) -> UInt32 {
+    func leaf(_ type: UInt32, _ payload: [UInt8]) throws(BookmarkFormatError) -> UInt32 {
         let mark = try begin(type, count: payload.count)
-        w.bytes.append(contentsOf: payload)
+        payload.withUnsafeBytes { p in
+            if let source = p.baseAddress { append(source, p.count) }
+        }
         return try finish(mark)
     }
 
     /// An item whose payload is the low `count` bytes of `value`, little-endian.
-    private mutating func fixed(_ type: UInt32, _ value: UInt64, count: Int) throws(BookmarkFormatError) -> UInt32 {
-        let mark = try begin(type, count: count)
-        for i in 0..<count { w.bytes.append(UInt8(truncatingIfNeeded: value >> (8 * i))) }
+    private func fixed(_ type: UInt32, _ value: UInt64, count n: Int) throws(BookmarkFormatError) -> UInt32 {
+        let mark = try begin(type, count: n)
+        withUnsafeBytes(of: value.littleEndian) { p in
+            if let source = p.baseAddress { append(source, min(n, 8)) }
+        }
         return try finish(mark)
     }
 
-    /// An item whose payload is the offset words `pending[first...]`, as little-endian words;
-    /// they are popped again.
-    mutating func words(_ type: UInt32, from first: Int) throws(BookmarkFormatError) -> UInt32 {
-        let count = pending.count - first
-        guard count <= (Int(UInt32.max) - 8) / 4 else {
+    /// An item whose payload is the offset words `pending[first..<pendingCount]`, as
+    /// little-endian words; they are popped again.
+    func words(_ type: UInt32, from first: Int) throws(BookmarkFormatError) -> UInt32 {
+        let n = pendingCount - max(first, 0)
+        guard n >= 0, n <= (Int(UInt32.max) - 8) / 4 else {
             throw BookmarkFormatError(.unencodable("item larger than 4 GiB"), at: nil)
         }
-        let mark = try begin(type, count: 4 * count)
-        for i in first..<pending.count { w.u32le(pending[i]) }
-        pending.removeSubrange(first...)
+        let mark = try begin(type, count: 4 * n)
+        reserve(4 * n)
+        for i in first..<pendingCount { appendU32(pending[i]) }
+        pendingCount = first
         return try finish(mark)
     }
 
@@ -125,61 +220,84 @@ struct ItemEncoder {
         var offset: UInt32
     }
 
-    mutating func begin(_ type: UInt32, count: Int) throws(BookmarkFormatError) -> Mark {
-        guard count <= Int(UInt32.max) - 8 else {
+    /// Pads, writes an item's length and type words, and returns where it starts.
+    func begin(_ type: UInt32, count n: Int) throws(BookmarkFormatError) -> Mark {
+        guard n <= Int(UInt32.max) - 8 else {
             throw BookmarkFormatError(.unencodable("item larger than 4 GiB"), at: nil)
         }
-        let before = w.bytes.count
+        let before = count
         let offset = try alignedOffset()
-        w.u32le(UInt32(count))
-        w.u32le(type)
+        reserve(8 + n)
+        (out + count).storeBytes(of: (UInt64(n) | UInt64(type) << 32).littleEndian, as: UInt64.self)
+        count += 8
         return Mark(before: before, offset: offset)
     }
 
     /// Returns the offset of an earlier identical item (removing the copy just written), or
     /// records the new one.
-    mutating func finish(_ mark: Mark) throws(BookmarkFormatError) -> UInt32 {
+    func finish(_ mark: Mark) throws(BookmarkFormatError) -> UInt32 {
         let start = base + Int(mark.offset)
-        let end = w.bytes.count
+        let end = count
         guard end - base <= Int(UInt32.max) else {
             throw BookmarkFormatError(.unencodable("data section larger than 4 GiB"), at: nil)
         }
-        let hash = w.bytes.withUnsafeBufferPointer { buffer -> UInt64 in
-            var h: UInt64 = 0xcbf2_9ce4_8422_2325
-            for i in start..<end { h = (h ^ UInt64(buffer[i])) &* 0x100_0000_01b3 }
-            return h
-        }
-        let mask = slots.count - 1
+        let hash = ItemEncoder.hash(UnsafeRawPointer(out + start), end - start)
+        let mask = slotCount - 1
         var i = Int(truncatingIfNeeded: hash) & mask
         while slots[i].end != 0 {
             let s = slots[i]
-            if s.hash == hash, Int(s.end - s.start) == end - start, sameBytes(Int(s.start), start, end - start) {
-                w.bytes.removeLast(w.bytes.count - mark.before)
-                return s.start - UInt32(base)
+            if s.hash == hash, Int(s.end - s.start) == end - start, sameBytes(base + Int(s.start), start, end - start) {
+                count = mark.before
+                return s.start
             }
             i = (i + 1) & mask
         }
-        slots[i] = Slot(hash: hash, start: UInt32(start), end: UInt32(end))
+        // Section offsets: `end - base` fits in 32 bits (checked above); absolute ones might not.
+        slots[i] = Slot(hash: hash, start: mark.offset, end: UInt32(end - base))
         used += 1
-        if 2 * used > slots.count { grow() }
+        if 2 * used > slotCount { grow() }
         return mark.offset
     }
 
-    private func sameBytes(_ a: Int, _ b: Int, _ count: Int) -> Bool {
-        w.bytes.withUnsafeBufferPointer { buffer in
-            for k in 0..<count where buffer[a + k] != buffer[b + k] { return false }
-            return true
+    /// A 64-bit hash of `n` bytes at `p` for finding candidates (confirmed byte for byte):
+    /// FNV-1a over 8-byte words, with the tail bytes and the length packed into one last word.
+    static func hash(_ p: UnsafeRawPointer, _ n: Int) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        var i = 0
+        while n - i >= 8 {
+            h = (h ^ p.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x100_0000_01b3
+            h ^= h >> 29
+            i += 8
         }
+        var tail = UInt64(truncatingIfNeeded: n)
+        var shift: UInt64 = 8
+        while i < n {
+            tail ^= UInt64(p.load(fromByteOffset: i, as: UInt8.self)) << shift
+            shift += 8
+            i += 1
+        }
+        h = (h ^ tail) &* 0x100_0000_01b3
+        return h ^ (h >> 32)
     }
 
-    private mutating func grow() {
+    /// Whether the `n` output bytes at `a` and at `b` are equal.
+    private func sameBytes(_ a: Int, _ b: Int, _ n: Int) -> Bool {
+        guard a >= 0, b >= 0, n >= 0, a <= count - n, b <= count - n else { return false }
+        return UnsafeRawBufferPointer(start: out + a, count: n).elementsEqual(UnsafeRawBufferPointer(start: out + b, count: n))
+    }
+
+    private func grow() {
         let old = slots
-        slots = Array(repeating: Slot(), count: 2 * old.count)
-        let mask = slots.count - 1
-        for s in old where s.end != 0 {
-            var i = Int(truncatingIfNeeded: s.hash) & mask
+        let oldCount = slotCount
+        slotCount *= 2
+        slots = UnsafeMutablePointer<Slot>.allocate(capacity: slotCount)
+        slots.initialize(repeating: Slot(), count: slotCount)
+        let mask = slotCount - 1
+        for k in 0..<oldCount where old[k].end != 0 {
+            var i = Int(truncatingIfNeeded: old[k].hash) & mask
             while slots[i].end != 0 { i = (i + 1) & mask }
-            slots[i] = s
+            slots[i] = old[k]
         }
+        old.deallocate()
     }
 }

@@ -2,8 +2,8 @@
 
 /// What validation found per item offset, and the offsets being validated (for cycle detection).
 ///
-/// For sections up to 64 KiB (every real bookmark) a dense table indexed by offset replaces
-/// hashing; larger sections use dictionaries.
+/// For sections up to 64 KiB (every real bookmark) a dense table indexed by aligned offset
+/// replaces hashing; larger sections and unaligned offsets use dictionaries.
 struct OffsetMemo {
     enum State {
         case unseen
@@ -12,25 +12,33 @@ struct OffsetMemo {
     }
 
     static let denseLimit = 1 << 16
-    /// Per offset: 0 unseen, -1 in progress, else 1 + index into `items`.
-    private var dense: [Int32]
+    /// Per aligned offset / 4: 0 unseen, -1 in progress, else 1 + index into `items`.
+    private var dense: [Int32] = []
     private var items: [DataSectionDecoder.Checked] = []
     private var sparse: [UInt32: DataSectionDecoder.Checked] = [:]
     private var sparseInProgress: Set<UInt32> = []
 
     init(sectionLength: Int) {
-        dense = sectionLength >= 0 && sectionLength <= OffsetMemo.denseLimit
-            ? Array(repeating: 0, count: sectionLength + 1) : []
-        // Distinct items rarely start closer than 8 bytes apart, so this is usually the only allocation.
-        if isDense { items.reserveCapacity(sectionLength / 8 + 1) }
+        // One slot per 4-byte-aligned offset (where Apple and our encoder put every item);
+        // unaligned offsets, possible only in crafted input, go to the dictionaries. The table
+        // is made when the first container is validated (leaves are never memoised).
+        denseLength = sectionLength >= 0 && sectionLength <= OffsetMemo.denseLimit ? sectionLength / 4 + 1 : 0
     }
 
-    private var isDense: Bool { !dense.isEmpty }
+    /// How many slots the dense table has (made on first use); 0 when the dictionaries are used.
+    private let denseLength: Int
+
+    /// The dense slot of `offset`, or `nil` when the dictionaries hold it.
+    private func slot(_ offset: UInt32) -> Int? {
+        guard offset & 3 == 0 else { return nil }
+        let i = Int(offset >> 2)
+        return i < denseLength ? i : nil
+    }
 
     func state(_ offset: UInt32) -> State {
-        if isDense {
-            guard Int(offset) < dense.count else { return .unseen }
-            let v = dense[Int(offset)]
+        if let i = slot(offset) {
+            guard i < dense.count else { return .unseen }
+            let v = dense[i]
             if v == 0 { return .unseen }
             if v < 0 { return .inProgress }
             return .done(items[Int(v) - 1])
@@ -39,30 +47,29 @@ struct OffsetMemo {
         return sparseInProgress.contains(offset) ? .inProgress : .unseen
     }
 
-    /// Marks `offset` as being decoded. (Offsets beyond the section never reach here: they fail
-    /// the bounds check first.)
+    /// Marks `offset` as being validated.
     mutating func begin(_ offset: UInt32) {
-        if isDense {
-            if Int(offset) < dense.count { dense[Int(offset)] = -1 }
+        if let i = slot(offset) {
+            if dense.isEmpty { dense = Array(repeating: 0, count: denseLength) }
+            dense[i] = -1
         } else {
             sparseInProgress.insert(offset)
         }
     }
 
-    /// Clears the in-progress mark if decoding did not finish (an error was thrown).
+    /// Clears the in-progress mark if validation did not finish (an error was thrown).
     mutating func abandon(_ offset: UInt32) {
-        if isDense {
-            if Int(offset) < dense.count, dense[Int(offset)] < 0 { dense[Int(offset)] = 0 }
+        if let i = slot(offset) {
+            if i < dense.count, dense[i] < 0 { dense[i] = 0 }
         } else {
             sparseInProgress.remove(offset)
         }
     }
 
     mutating func finish(_ offset: UInt32, _ result: DataSectionDecoder.Checked) {
-        if isDense {
-            guard Int(offset) < dense.count else { return }
+        if let i = slot(offset), i < dense.count {
             items.append(result)
-            dense[Int(offset)] = Int32(items.count)
+            dense[i] = Int32(truncatingIfNeeded: items.count)
         } else {
             sparseInProgress.remove(offset)
             sparse[offset] = result
