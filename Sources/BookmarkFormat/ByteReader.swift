@@ -7,6 +7,7 @@ struct ByteReader: Sendable {
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// Checks that `count` bytes are available at `offset`.
+    @inline(__always)
     func require(_ offset: Int, _ count: Int) throws(BookmarkFormatError) {
         guard offset >= 0, count >= 0, offset <= bytes.count, count <= bytes.count - offset else {
             throw BookmarkFormatError(.truncated(needed: count, available: max(0, bytes.count - max(0, offset))),
@@ -29,6 +30,7 @@ struct ByteReader: Sendable {
         return UInt16(bytes[o]) << 8 | UInt16(bytes[o + 1])
     }
 
+    @inline(__always)
     func u32le(_ o: Int) throws(BookmarkFormatError) -> UInt32 {
         try require(o, 4)
         // One unaligned load once the range is checked: this read runs for every word of every
@@ -78,10 +80,6 @@ struct ByteWriter: Sendable {
     mutating func u32le(_ v: UInt32) {
         // One append of four bytes: per-byte appends each re-checked uniqueness and capacity.
         withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
-    }
-    /// Appends two little-endian words (an item's length and type) in one append.
-    mutating func u32lePair(_ a: UInt32, _ b: UInt32) {
-        withUnsafeBytes(of: UInt64(a) | UInt64(b) << 32) { bytes.append(contentsOf: $0) }
     }
     mutating func u32be(_ v: UInt32) { bytes += v.bigEndianBytes }
     mutating func u64le(_ v: UInt64) { bytes += v.littleEndianBytes }

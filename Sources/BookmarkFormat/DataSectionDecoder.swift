@@ -57,7 +57,10 @@ struct DataSectionDecoder {
         }
         var entries: [BookmarkEntry] = []
         entries.reserveCapacity(count)
+        // Whether the keys so far are in order: numeric keys by word, then string keys by bytes.
         var sorted = true
+        var lastNumeric: UInt32? = nil
+        var lastString: ByteString? = nil
         for i in 0..<count {
             let e = abs + 20 + 12 * i
             let rawKey = try reader.u32le(e)
@@ -78,7 +81,14 @@ struct DataSectionDecoder {
                 key = .numeric(rawKey)
             }
             try checkRoot(at: itemOffset)
-            if let last = entries.last, !(last.key < key) { sorted = false }
+            switch key {
+            case .numeric(let v):
+                if lastString != nil || lastNumeric.map({ $0 >= v }) == true { sorted = false }
+                lastNumeric = v
+            case .string(let name):
+                if let previous = lastString, !(previous < name) { sorted = false }
+                lastString = name
+            }
             entries.append(BookmarkEntry(key: key, section: section, offset: itemOffset, flags: flags))
         }
         // Apple writes entries sorted by key word, which is key order: sort only when needed.

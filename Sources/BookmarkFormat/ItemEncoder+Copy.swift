@@ -8,7 +8,7 @@ extension ItemEncoder {
     /// as stored (fixed-width numbers, dates and UUIDs included, whose values round-trip
     /// bit for bit). Containers are rewritten, children first in stored order, because their
     /// children's offsets change. Equal items are still shared through ``finish(_:)``.
-    func copy(from section: StoredSection, at offset: UInt32) throws(BookmarkFormatError) -> UInt32 {
+    mutating func copy(from section: StoredSection, at offset: UInt32) throws(BookmarkFormatError) -> UInt32 {
         guard let (n, type, p) = section.header(offset) else {
             // Unreachable after validation; an error rather than a trap if it ever were not.
             throw BookmarkFormatError(.unencodable("stored item outside its section"), at: nil)
@@ -35,7 +35,7 @@ extension ItemEncoder {
     }
 
     /// Writes a leaf item with the payload `section.bytes[p..<p + n]`.
-    private func copyLeaf(_ type: UInt32, _ section: StoredSection, _ p: Int, _ n: Int)
+    private mutating func copyLeaf(_ type: UInt32, _ section: StoredSection, _ p: Int, _ n: Int)
         throws(BookmarkFormatError) -> UInt32
     {
         let mark = try begin(type, count: n)

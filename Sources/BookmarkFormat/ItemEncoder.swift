@@ -8,11 +8,13 @@
 /// encoded bytes and confirmed byte for byte, so no item is hashed as a Swift value and no
 /// per-item key array is allocated.
 ///
-/// The output, the table and the stack of child offsets live in memory this object owns and
+/// The output, the table and the stack of child offsets live in memory the encoder allocates and
 /// writes through pointers: an encode appends a few bytes at a time, a hundred times per
 /// bookmark, and through arrays every append re-checked uniqueness and capacity, which cost more
-/// than the bytes themselves. One encoder serves one call on one thread and is never shared.
-final class ItemEncoder {
+/// than the bytes themselves (and a class's properties would add dynamic exclusivity checks).
+/// So it is a struct that must be used only through ``ItemEncoder/withEncoder(base:capacity:_:)``,
+/// which frees that memory however the body ends; it is never copied or shared.
+struct ItemEncoder {
     /// Where the data section starts in the output; offsets are relative to it.
     let base: Int
     /// The output bytes written so far: `out[0..<count]`.
@@ -38,8 +40,16 @@ final class ItemEncoder {
         var end: UInt32 = 0
     }
 
-    /// Creates an encoder whose output starts with `base` zero bytes (room for a header).
-    init(base: Int = 0, capacity: Int = 0) {
+    /// Runs `body` with a new encoder whose output starts with `base` zero bytes (room for a
+    /// header), and frees the encoder's memory afterwards, also when `body` throws.
+    static func withEncoder<R>(base: Int, capacity: Int,
+                               _ body: (inout ItemEncoder) throws(BookmarkFormatError) -> R) throws(BookmarkFormatError) -> R {
+        var e = ItemEncoder(base: base, capacity: capacity)
+        defer { e.deallocate() }
+        return try body(&e)
+    }
+
+    private init(base: Int, capacity: Int) {
         self.base = max(base, 0)
         outCapacity = max(capacity, self.base, 64)
         out = UnsafeMutableRawPointer.allocate(byteCount: outCapacity, alignment: 8)
@@ -50,7 +60,7 @@ final class ItemEncoder {
         appendZeros(self.base)
     }
 
-    deinit {
+    private func deallocate() {
         out.deallocate()
         pending.deallocate()
         slots.deallocate()
@@ -62,7 +72,7 @@ final class ItemEncoder {
     var bytes: [UInt8] { Array(UnsafeRawBufferPointer(start: out, count: count)) }
 
     /// Makes room for `extra` more output bytes.
-    private func reserve(_ extra: Int) {
+    private mutating func reserve(_ extra: Int) {
         guard extra > outCapacity - count else { return }
         var capacity = outCapacity
         while capacity - count < extra { capacity *= 2 }
@@ -74,7 +84,7 @@ final class ItemEncoder {
     }
 
     /// Appends `n` bytes from `source`.
-    func append(_ source: UnsafeRawPointer, _ n: Int) {
+    mutating func append(_ source: UnsafeRawPointer, _ n: Int) {
         guard n > 0 else { return }
         reserve(n)
         (out + count).copyMemory(from: source, byteCount: n)
@@ -82,7 +92,7 @@ final class ItemEncoder {
     }
 
     /// Appends `n` zero bytes.
-    func appendZeros(_ n: Int) {
+    mutating func appendZeros(_ n: Int) {
         guard n > 0 else { return }
         reserve(n)
         (out + count).initializeMemory(as: UInt8.self, repeating: 0, count: n)
@@ -90,7 +100,7 @@ final class ItemEncoder {
     }
 
     /// Appends a little-endian word.
-    func appendU32(_ v: UInt32) {
+    mutating func appendU32(_ v: UInt32) {
         reserve(4)
         (out + count).storeBytes(of: v.littleEndian, as: UInt32.self)
         count += 4
@@ -103,7 +113,7 @@ final class ItemEncoder {
     }
 
     /// Pads the section with zeros to a multiple of 4 and returns the offset there.
-    func alignedOffset() throws(BookmarkFormatError) -> UInt32 {
+    mutating func alignedOffset() throws(BookmarkFormatError) -> UInt32 {
         let over = (count - base) & 3
         if over != 0 { appendZeros(4 - over) }
         let offset = count - base
@@ -116,7 +126,7 @@ final class ItemEncoder {
     // MARK: - Child offsets
 
     /// Pushes a child's offset for the container being written.
-    func push(_ offset: UInt32) {
+    mutating func push(_ offset: UInt32) {
         if pendingCount == pendingCapacity {
             let grown = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * pendingCapacity)
             grown.update(from: pending, count: pendingCount)
@@ -131,7 +141,7 @@ final class ItemEncoder {
     // MARK: - Items
 
     /// Writes an entry's item, built or still stored, and returns its offset.
-    func write(_ storage: EntryStorage) throws(BookmarkFormatError) -> UInt32 {
+    mutating func write(_ storage: EntryStorage) throws(BookmarkFormatError) -> UInt32 {
         switch storage {
         case .item(let item): return try write(item)
         case .stored(let section, let offset): return try copy(from: section, at: offset)
@@ -139,7 +149,7 @@ final class ItemEncoder {
     }
 
     /// Writes `item` (children first) and returns its offset; equal items share one offset.
-    func write(_ item: BookmarkItem) throws(BookmarkFormatError) -> UInt32 {
+    mutating func write(_ item: BookmarkItem) throws(BookmarkFormatError) -> UInt32 {
         switch item {
         case .string(let s): return try leaf(item.typeCode, s.bytes)
         case .url(let s): return try leaf(item.typeCode, s.bytes)
@@ -183,7 +193,7 @@ final class ItemEncoder {
     }
 
     /// An item whose payload is `payload`.
-    func leaf(_ type: UInt32, _ payload: [UInt8]) throws(BookmarkFormatError) -> UInt32 {
+    mutating func leaf(_ type: UInt32, _ payload: [UInt8]) throws(BookmarkFormatError) -> UInt32 {
         let mark = try begin(type, count: payload.count)
         payload.withUnsafeBytes { p in
             if let source = p.baseAddress { append(source, p.count) }
@@ -192,7 +202,7 @@ final class ItemEncoder {
     }
 
     /// An item whose payload is the low `count` bytes of `value`, little-endian.
-    private func fixed(_ type: UInt32, _ value: UInt64, count n: Int) throws(BookmarkFormatError) -> UInt32 {
+    private mutating func fixed(_ type: UInt32, _ value: UInt64, count n: Int) throws(BookmarkFormatError) -> UInt32 {
         let mark = try begin(type, count: n)
         withUnsafeBytes(of: value.littleEndian) { p in
             if let source = p.baseAddress { append(source, min(n, 8)) }
@@ -202,7 +212,7 @@ final class ItemEncoder {
 
     /// An item whose payload is the offset words `pending[first..<pendingCount]`, as
     /// little-endian words; they are popped again.
-    func words(_ type: UInt32, from first: Int) throws(BookmarkFormatError) -> UInt32 {
+    mutating func words(_ type: UInt32, from first: Int) throws(BookmarkFormatError) -> UInt32 {
         let n = pendingCount - max(first, 0)
         guard n >= 0, n <= (Int(UInt32.max) - 8) / 4 else {
             throw BookmarkFormatError(.unencodable("item larger than 4 GiB"), at: nil)
@@ -221,7 +231,7 @@ final class ItemEncoder {
     }
 
     /// Pads, writes an item's length and type words, and returns where it starts.
-    func begin(_ type: UInt32, count n: Int) throws(BookmarkFormatError) -> Mark {
+    mutating func begin(_ type: UInt32, count n: Int) throws(BookmarkFormatError) -> Mark {
         guard n <= Int(UInt32.max) - 8 else {
             throw BookmarkFormatError(.unencodable("item larger than 4 GiB"), at: nil)
         }
@@ -235,7 +245,7 @@ final class ItemEncoder {
 
     /// Returns the offset of an earlier identical item (removing the copy just written), or
     /// records the new one.
-    func finish(_ mark: Mark) throws(BookmarkFormatError) -> UInt32 {
+    mutating func finish(_ mark: Mark) throws(BookmarkFormatError) -> UInt32 {
         let start = base + Int(mark.offset)
         let end = count
         guard end - base <= Int(UInt32.max) else {
@@ -286,7 +296,7 @@ final class ItemEncoder {
         return UnsafeRawBufferPointer(start: out + a, count: n).elementsEqual(UnsafeRawBufferPointer(start: out + b, count: n))
     }
 
-    private func grow() {
+    private mutating func grow() {
         let old = slots
         let oldCount = slotCount
         slotCount *= 2

@@ -35,6 +35,7 @@ struct OffsetMemo {
         return i < denseLength ? i : nil
     }
 
+    @inline(__always)
     func state(_ offset: UInt32) -> State {
         if let i = slot(offset) {
             guard i < dense.count else { return .unseen }
