@@ -38,6 +38,13 @@ struct ByteReader: Sendable {
         return UInt32(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: o, as: UInt32.self) })
     }
 
+    /// The little-endian word at `o`, which the caller has bounds-checked; zero if it was not.
+    @inline(__always)
+    func u32leInBounds(_ o: Int) -> UInt32 {
+        guard o >= 0, o <= bytes.count - 4 else { return 0 }
+        return UInt32(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: o, as: UInt32.self) })
+    }
+
     func u32be(_ o: Int) throws(BookmarkFormatError) -> UInt32 {
         try require(o, 4)
         var v: UInt32 = 0

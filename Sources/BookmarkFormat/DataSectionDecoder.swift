@@ -31,9 +31,11 @@ struct DataSectionDecoder {
         self.memo = OffsetMemo(sectionLength: end - start)
     }
 
+    @inline(__always)
     func absolute(_ offset: UInt32) -> Int { start + Int(offset) }
 
     /// Checks that `count` bytes at data offset `offset` lie inside the data section.
+    @inline(__always)
     func requireInSection(_ offset: UInt32, _ count: Int) throws(BookmarkFormatError) {
         let abs = absolute(offset)
         guard abs <= end, count <= end - abs else {
@@ -116,6 +118,61 @@ struct DataSectionDecoder {
 
     /// Validates the item at `offset` and everything it references.
     mutating func checkItem(at offset: UInt32, depth: Int) throws(BookmarkFormatError) -> Checked {
+        // Leaves first, without the memo: a leaf is never memoised, so for it the memo would
+        // answer "unseen" and the checks below run in the same order as for any unseen item.
+        let abs = start + Int(offset)
+        if abs <= end - 8 {
+            let type = reader.u32leInBounds(abs + 4)
+            if !DataSectionDecoder.isContainer(type) {
+                guard depth <= limits.maxDepth else {
+                    throw BookmarkFormatError(.depthLimitExceeded(limit: limits.maxDepth), at: abs)
+                }
+                return try checkLeaf(at: offset, type: type, length: reader.u32leInBounds(abs))
+            }
+        }
+        return try checkUnlessLeaf(at: offset, depth: depth)
+    }
+
+    /// Whether items of `type` reference other items.
+    @inline(__always)
+    static func isContainer(_ type: UInt32) -> Bool {
+        type == BookmarkItem.TypeCode.array || type == BookmarkItem.TypeCode.dictionary
+            || type == BookmarkItem.TypeCode.relativeURL
+    }
+
+    /// Checks a leaf item whose header lies inside the section: its payload's bounds and the
+    /// length its type requires.
+    @inline(__always)
+    func checkLeaf(at offset: UInt32, type: UInt32, length: UInt32) throws(BookmarkFormatError) -> Checked {
+        let n = Int(length)
+        try requireInSection(offset &+ 8, n)
+        func bad() -> BookmarkFormatError {
+            BookmarkFormatError(.badItemLength(type: type, length: length), at: absolute(offset))
+        }
+        switch type {
+        case 0x0300...0x03FF:
+            // Subtypes 1...6 have fixed widths (BookmarkNumber(subtype:payload:) refuses others);
+            // any other subtype keeps any payload.
+            switch (type & 0xFF, n) {
+            case (1, 1), (2, 2), (3, 4), (4, 8), (5, 4), (6, 8): break
+            case (1...6, _): throw bad()
+            default: break
+            }
+        case BookmarkItem.TypeCode.date:
+            guard n == 8 else { throw bad() }
+        case BookmarkItem.TypeCode.boolFalse, BookmarkItem.TypeCode.boolTrue, BookmarkItem.TypeCode.null:
+            guard n == 0 else { throw bad() }
+        case BookmarkItem.TypeCode.uuid:
+            guard n == 16 else { throw bad() }
+        default:
+            // Strings, data, URLs and unknown types take any payload.
+            break
+        }
+        return (size: 1, height: 0, bytes: 8 + n)
+    }
+
+    /// Checks an item through the memo: containers, and anything whose header is out of bounds.
+    private mutating func checkUnlessLeaf(at offset: UInt32, depth: Int) throws(BookmarkFormatError) -> Checked {
         switch memo.state(offset) {
         case .done(let m):
             guard depth + m.height <= limits.maxDepth else {
@@ -142,31 +199,7 @@ struct DataSectionDecoder {
 
         // A leaf has no references: nothing to memoise (checking it again is as cheap as a
         // lookup), no cycle to find, and its counts are its own.
-        switch type {
-        case 0x0300...0x03FF:
-            // Subtypes 1...6 have fixed widths (BookmarkNumber(subtype:payload:) refuses others);
-            // any other subtype keeps any payload.
-            switch (type & 0xFF, n) {
-            case (1, 1), (2, 2), (3, 4), (4, 8), (5, 4), (6, 8): break
-            case (1...6, _): throw bad()
-            default: break
-            }
-            return (size: 1, height: 0, bytes: 8 + n)
-        case BookmarkItem.TypeCode.date:
-            guard n == 8 else { throw bad() }
-            return (size: 1, height: 0, bytes: 8 + n)
-        case BookmarkItem.TypeCode.boolFalse, BookmarkItem.TypeCode.boolTrue, BookmarkItem.TypeCode.null:
-            guard n == 0 else { throw bad() }
-            return (size: 1, height: 0, bytes: 8 + n)
-        case BookmarkItem.TypeCode.uuid:
-            guard n == 16 else { throw bad() }
-            return (size: 1, height: 0, bytes: 8 + n)
-        case BookmarkItem.TypeCode.array, BookmarkItem.TypeCode.dictionary, BookmarkItem.TypeCode.relativeURL:
-            break
-        default:
-            // Strings, data, URLs and unknown types take any payload.
-            return (size: 1, height: 0, bytes: 8 + n)
-        }
+        if !DataSectionDecoder.isContainer(type) { return try checkLeaf(at: offset, type: type, length: length) }
 
         memo.begin(offset)
         defer { memo.abandon(offset) }

@@ -43,6 +43,6 @@ extension ItemEncoder {
             // `header` checked that the payload lies inside the section.
             if let source = b.baseAddress, p >= 0, n <= b.count - p { append(source + p, n) }
         }
-        return try finish(mark)
+        return finish(mark)
     }
 }

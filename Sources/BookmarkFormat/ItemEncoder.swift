@@ -72,6 +72,7 @@ struct ItemEncoder {
     var bytes: [UInt8] { Array(UnsafeRawBufferPointer(start: out, count: count)) }
 
     /// Makes room for `extra` more output bytes.
+    @inline(__always)
     private mutating func reserve(_ extra: Int) {
         guard extra > outCapacity - count else { return }
         var capacity = outCapacity
@@ -84,6 +85,7 @@ struct ItemEncoder {
     }
 
     /// Appends `n` bytes from `source`.
+    @inline(__always)
     mutating func append(_ source: UnsafeRawPointer, _ n: Int) {
         guard n > 0 else { return }
         reserve(n)
@@ -100,6 +102,7 @@ struct ItemEncoder {
     }
 
     /// Appends a little-endian word.
+    @inline(__always)
     mutating func appendU32(_ v: UInt32) {
         reserve(4)
         (out + count).storeBytes(of: v.littleEndian, as: UInt32.self)
@@ -113,6 +116,7 @@ struct ItemEncoder {
     }
 
     /// Pads the section with zeros to a multiple of 4 and returns the offset there.
+    @inline(__always)
     mutating func alignedOffset() throws(BookmarkFormatError) -> UInt32 {
         let over = (count - base) & 3
         if over != 0 { appendZeros(4 - over) }
@@ -126,6 +130,7 @@ struct ItemEncoder {
     // MARK: - Child offsets
 
     /// Pushes a child's offset for the container being written.
+    @inline(__always)
     mutating func push(_ offset: UInt32) {
         if pendingCount == pendingCapacity {
             let grown = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * pendingCapacity)
@@ -198,7 +203,7 @@ struct ItemEncoder {
         payload.withUnsafeBytes { p in
             if let source = p.baseAddress { append(source, p.count) }
         }
-        return try finish(mark)
+        return finish(mark)
     }
 
     /// An item whose payload is the low `count` bytes of `value`, little-endian.
@@ -207,7 +212,7 @@ struct ItemEncoder {
         withUnsafeBytes(of: value.littleEndian) { p in
             if let source = p.baseAddress { append(source, min(n, 8)) }
         }
-        return try finish(mark)
+        return finish(mark)
     }
 
     /// An item whose payload is the offset words `pending[first..<pendingCount]`, as
@@ -221,7 +226,7 @@ struct ItemEncoder {
         reserve(4 * n)
         for i in first..<pendingCount { appendU32(pending[i]) }
         pendingCount = first
-        return try finish(mark)
+        return finish(mark)
     }
 
     /// Where an item being written starts: the buffer length before padding, and the item's offset.
@@ -231,12 +236,17 @@ struct ItemEncoder {
     }
 
     /// Pads, writes an item's length and type words, and returns where it starts.
+    @inline(__always)
     mutating func begin(_ type: UInt32, count n: Int) throws(BookmarkFormatError) -> Mark {
         guard n <= Int(UInt32.max) - 8 else {
             throw BookmarkFormatError(.unencodable("item larger than 4 GiB"), at: nil)
         }
         let before = count
         let offset = try alignedOffset()
+        // Checked here so that `finish` cannot fail: every caller writes exactly `n` bytes.
+        guard Int(offset) + 8 + n <= Int(UInt32.max) else {
+            throw BookmarkFormatError(.unencodable("data section larger than 4 GiB"), at: nil)
+        }
         reserve(8 + n)
         (out + count).storeBytes(of: (UInt64(n) | UInt64(type) << 32).littleEndian, as: UInt64.self)
         count += 8
@@ -245,12 +255,9 @@ struct ItemEncoder {
 
     /// Returns the offset of an earlier identical item (removing the copy just written), or
     /// records the new one.
-    mutating func finish(_ mark: Mark) throws(BookmarkFormatError) -> UInt32 {
+    mutating func finish(_ mark: Mark) -> UInt32 {
         let start = base + Int(mark.offset)
         let end = count
-        guard end - base <= Int(UInt32.max) else {
-            throw BookmarkFormatError(.unencodable("data section larger than 4 GiB"), at: nil)
-        }
         let hash = ItemEncoder.hash(UnsafeRawPointer(out + start), end - start)
         let mask = slotCount - 1
         var i = Int(truncatingIfNeeded: hash) & mask
@@ -270,7 +277,9 @@ struct ItemEncoder {
     }
 
     /// A 64-bit hash of `n` bytes at `p` for finding candidates (confirmed byte for byte):
-    /// FNV-1a over 8-byte words, with the tail bytes and the length packed into one last word.
+    /// FNV-1a over 8-byte words, the last word read overlapping the one before it when `n` is
+    /// not a multiple of 8 (every item is at least 8 bytes), then the length.
+    @inline(__always)
     static func hash(_ p: UnsafeRawPointer, _ n: Int) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         var i = 0
@@ -279,15 +288,14 @@ struct ItemEncoder {
             h ^= h >> 29
             i += 8
         }
-        var tail = UInt64(truncatingIfNeeded: n)
-        var shift: UInt64 = 8
-        while i < n {
-            tail ^= UInt64(p.load(fromByteOffset: i, as: UInt8.self)) << shift
-            shift += 8
-            i += 1
+        if i < n, n >= 8 {
+            h = (h ^ p.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)) &* 0x100_0000_01b3
         }
-        h = (h ^ tail) &* 0x100_0000_01b3
-        return h ^ (h >> 32)
+        // FNV leaves the low bits (the table index) weak; a murmur-style finalizer mixes them.
+        h ^= UInt64(truncatingIfNeeded: n)
+        h = (h ^ (h >> 33)) &* 0xff51_afd7_ed55_8ccd
+        h = (h ^ (h >> 33)) &* 0xc4ce_b9fe_1a85_ec53
+        return h ^ (h >> 33)
     }
 
     /// Whether the `n` output bytes at `a` and at `b` are equal.

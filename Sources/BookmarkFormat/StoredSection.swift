@@ -29,6 +29,7 @@ final class StoredSection: Sendable {
     ///
     /// Validation guarantees this for every offset an entry or a container holds; the check is
     /// kept so that a broken invariant reads as a missing item rather than a trap.
+    @inline(__always)
     func headerIndex(_ offset: UInt32) -> Int? {
         let abs = start + Int(offset)
         guard abs >= start, abs <= end - 8 else { return nil }
@@ -36,6 +37,7 @@ final class StoredSection: Sendable {
     }
 
     /// The little-endian word at absolute index `i` (zero outside the section).
+    @inline(__always)
     func word(_ i: Int) -> UInt32 {
         guard i >= start, i <= end - 4 else { return 0 }
         return bytes.withUnsafeBufferPointer { b in
@@ -63,6 +65,7 @@ final class StoredSection: Sendable {
 
     /// The length and type words of the item at data offset `offset`, and where its payload
     /// starts; `nil` if the header or the payload would leave the section (never after validation).
+    @inline(__always)
     func header(_ offset: UInt32) -> (length: Int, type: UInt32, payload: Int)? {
         guard let abs = headerIndex(offset) else { return nil }
         let length = Int(word(abs))
