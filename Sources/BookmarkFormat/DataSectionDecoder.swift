@@ -78,7 +78,15 @@ struct DataSectionDecoder {
                     throw BookmarkFormatError(.stringKeyNotString(type: type), at: e)
                 }
                 let length = Int(try reader.u32le(absolute(keyOffset)))
-                key = .string(ByteString(bytes: try reader.slice(absolute(keyOffset) + 8, length)))
+                try reader.require(absolute(keyOffset) + 8, length)
+                let name = reader.bytes.withUnsafeBytes { b in
+                    KnownStringKeys.shared(UnsafeRawBufferPointer(rebasing: b[(absolute(keyOffset) + 8)...].prefix(length)))
+                }
+                if let name {
+                    key = .string(name)
+                } else {
+                    key = .string(ByteString(bytes: try reader.slice(absolute(keyOffset) + 8, length)))
+                }
             } else {
                 key = .numeric(rawKey)
             }

@@ -300,8 +300,17 @@ struct ItemEncoder {
 
     /// Whether the `n` output bytes at `a` and at `b` are equal.
     private func sameBytes(_ a: Int, _ b: Int, _ n: Int) -> Bool {
-        guard a >= 0, b >= 0, n >= 0, a <= count - n, b <= count - n else { return false }
-        return UnsafeRawBufferPointer(start: out + a, count: n).elementsEqual(UnsafeRawBufferPointer(start: out + b, count: n))
+        guard a >= 0, b >= 0, n >= 8, a <= count - n, b <= count - n else { return false }
+        // Word by word, the last word overlapping when `n` is not a multiple of 8.
+        var k = 0
+        while n - k >= 8 {
+            if out.loadUnaligned(fromByteOffset: a + k, as: UInt64.self) != out.loadUnaligned(fromByteOffset: b + k, as: UInt64.self) {
+                return false
+            }
+            k += 8
+        }
+        return k == n
+            || out.loadUnaligned(fromByteOffset: a + n - 8, as: UInt64.self) == out.loadUnaligned(fromByteOffset: b + n - 8, as: UInt64.self)
     }
 
     private mutating func grow() {

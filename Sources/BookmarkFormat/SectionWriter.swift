@@ -80,8 +80,9 @@ struct SectionWriter {
 
     /// Writes entry i of TOC t: its key's name (for a string key), then its item.
     private mutating func writeEntry(_ t: Int, _ i: Int, into e: inout ItemEncoder) throws(BookmarkFormatError) {
+        let entry = tocs[t].entries[i]
         let raw: UInt32
-        switch tocs[t].entries[i].key {
+        switch entry.key {
         case .numeric(let v):
             guard v & 0x8000_0000 == 0 else {
                 throw BookmarkFormatError(.unencodable("numeric key 0x\(String(v, radix: 16)) has bit 31 set"), at: nil)
@@ -94,8 +95,8 @@ struct SectionWriter {
             }
             raw = 0x8000_0000 | o
         }
-        let o = try e.write(tocs[t].entries[i].storage)
-        rows[firstEntry[t] + i] = (raw, o, tocs[t].entries[i].flags)
+        let o = try e.write(entry.storage)
+        rows[firstEntry[t] + i] = (raw, o, entry.flags)
     }
 
     /// The standard keys present in TOC t, in Apple's order.
