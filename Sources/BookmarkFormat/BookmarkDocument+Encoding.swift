@@ -53,8 +53,9 @@ extension BookmarkDocument {
         }
         return try ItemEncoder.withEncoder(base: headerSpace, capacity: headerSpace + estimatedSectionSize) {
             (e) throws(BookmarkFormatError) in
-            var writer = SectionWriter(tocs: tocs, headerSpace: headerSpace)
-            try writer.write(into: &e)
+            try SectionWriter.withWriter(tocs: tocs, headerSpace: headerSpace) { (writer) throws(BookmarkFormatError) in
+                try writer.write(into: &e)
+            }
             try header(&e)
             return e.bytes
         }

@@ -34,14 +34,16 @@ extension ItemEncoder {
         }
     }
 
-    /// Writes a leaf item with the payload `section.bytes[p..<p + n]`.
+    /// Writes a leaf item whose stored bytes (length and type words, then the `n`-byte payload
+    /// at `p`) are exactly what `begin` and the payload would write: one copy of `8 + n` bytes.
     private mutating func copyLeaf(_ type: UInt32, _ section: StoredSection, _ p: Int, _ n: Int)
         throws(BookmarkFormatError) -> UInt32
     {
         let mark = try begin(type, count: n)
+        unwrite(8)  // the header comes with the copy
         section.bytes.withUnsafeBytes { b in
-            // `header` checked that the payload lies inside the section.
-            if let source = b.baseAddress, p >= 0, n <= b.count - p { append(source + p, n) }
+            // `header` checked that the item lies inside the section.
+            if let source = b.baseAddress, p >= 8, n <= b.count - p { append(source + (p - 8), 8 + n) }
         }
         return finish(mark)
     }

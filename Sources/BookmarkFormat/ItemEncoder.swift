@@ -93,6 +93,11 @@ struct ItemEncoder {
         count += n
     }
 
+    /// Removes the last `n` bytes written (at most back to the start of the section).
+    mutating func unwrite(_ n: Int) {
+        count -= max(0, min(n, count - base))
+    }
+
     /// Appends `n` zero bytes.
     mutating func appendZeros(_ n: Int) {
         guard n > 0 else { return }
@@ -255,6 +260,7 @@ struct ItemEncoder {
 
     /// Returns the offset of an earlier identical item (removing the copy just written), or
     /// records the new one.
+    @inline(__always)
     mutating func finish(_ mark: Mark) -> UInt32 {
         let start = base + Int(mark.offset)
         let end = count

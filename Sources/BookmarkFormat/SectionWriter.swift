@@ -11,22 +11,43 @@ struct SectionWriter {
     /// Bytes before the section in the encoder's output.
     let headerSpace: Int
     /// Where TOC t's entries start in ``rows``; one more element at the end.
-    private var firstEntry: [Int] = []
+    private let firstEntry: UnsafeMutableBufferPointer<Int>
     /// Per entry over all TOCs: its table row (raw key word, item offset, flags). An item offset
     /// of 0 means not written yet (offset 0 holds the first-TOC word, never an item).
-    private var rows: [(UInt32, UInt32, UInt32)]
+    private let rows: UnsafeMutableBufferPointer<(UInt32, UInt32, UInt32)>
 
-    init(tocs: [BookmarkTOC], headerSpace: Int) {
+    /// Runs `body` with a writer for `tocs`, its tables in temporary memory (on the stack for a
+    /// bookmark's few dozen entries, where three arrays cost three allocations).
+    static func withWriter<R>(tocs: [BookmarkTOC], headerSpace: Int,
+                              _ body: (inout SectionWriter) throws(BookmarkFormatError) -> R) throws(BookmarkFormatError) -> R
+    {
+        var total = 0
+        for toc in tocs { total += toc.entries.count }
+        let entries = total
+        return try withUnsafeTemporaryAllocation(of: Int.self, capacity: tocs.count + 1) {
+            (firstEntry) throws(BookmarkFormatError) -> R in
+            try withUnsafeTemporaryAllocation(of: (UInt32, UInt32, UInt32).self, capacity: entries) {
+                (rows) throws(BookmarkFormatError) -> R in
+                var writer = SectionWriter(tocs: tocs, headerSpace: headerSpace, firstEntry: firstEntry, rows: rows)
+                return try body(&writer)
+            }
+        }
+    }
+
+    private init(tocs: [BookmarkTOC], headerSpace: Int, firstEntry: UnsafeMutableBufferPointer<Int>,
+                 rows: UnsafeMutableBufferPointer<(UInt32, UInt32, UInt32)>)
+    {
         self.tocs = tocs
         self.headerSpace = headerSpace
-        firstEntry.reserveCapacity(tocs.count + 1)
+        self.firstEntry = firstEntry
+        self.rows = rows
         var total = 0
-        for toc in tocs {
-            firstEntry.append(total)
+        for (t, toc) in tocs.enumerated() {
+            firstEntry[t] = total
             total += toc.entries.count
         }
-        firstEntry.append(total)
-        rows = Array(repeating: (0, 0, 0), count: total)
+        firstEntry[tocs.count] = total
+        rows.initialize(repeating: (0, 0, 0))
     }
 
     /// Writes the first-TOC offset, the items and the TOCs.
@@ -78,11 +99,15 @@ struct SectionWriter {
         }
     }
 
-    /// Writes entry i of TOC t: its key's name (for a string key), then its item.
-    private mutating func writeEntry(_ t: Int, _ i: Int, into e: inout ItemEncoder) throws(BookmarkFormatError) {
-        let entry = tocs[t].entries[i]
+    /// Writes entry i of TOC t (`entries`): its key's name (for a string key), then its item.
+    ///
+    /// `entries` is passed in as an immutable array so that the entry's key and item are read
+    /// in place; copying the entry out of `tocs` retained and released both.
+    private mutating func writeEntry(_ entries: [BookmarkEntry], _ t: Int, _ i: Int, into e: inout ItemEncoder)
+        throws(BookmarkFormatError)
+    {
         let raw: UInt32
-        switch entry.key {
+        switch entries[i].key {
         case .numeric(let v):
             guard v & 0x8000_0000 == 0 else {
                 throw BookmarkFormatError(.unencodable("numeric key 0x\(String(v, radix: 16)) has bit 31 set"), at: nil)
@@ -95,8 +120,12 @@ struct SectionWriter {
             }
             raw = 0x8000_0000 | o
         }
-        let o = try e.write(entry.storage)
-        rows[firstEntry[t] + i] = (raw, o, entry.flags)
+        let o: UInt32
+        switch entries[i].storage {
+        case .item(let item): o = try e.write(item)
+        case .stored(let section, let offset): o = try e.copy(from: section, at: offset)
+        }
+        rows[firstEntry[t] + i] = (raw, o, entries[i].flags)
     }
 
     /// The standard keys present in TOC t, in Apple's order.
@@ -111,12 +140,13 @@ struct SectionWriter {
                 guard case .numeric(let v) = entries[i].key else { break }
                 if let r = BookmarkDocument.appleRank(v), r < ranks { byRank[r] = i }
             }
-            for i in byRank where i >= 0 { try writeEntry(t, i, into: &e) }
+            for i in byRank where i >= 0 { try writeEntry(entries, t, i, into: &e) }
         }
     }
 
     /// Every entry of TOC t not written yet, in key order.
     private mutating func writeRemainingEntries(_ t: Int, into e: inout ItemEncoder) throws(BookmarkFormatError) {
-        for i in tocs[t].entries.indices where rows[firstEntry[t] + i].1 == 0 { try writeEntry(t, i, into: &e) }
+        let entries = tocs[t].entries
+        for i in entries.indices where rows[firstEntry[t] + i].1 == 0 { try writeEntry(entries, t, i, into: &e) }
     }
 }
