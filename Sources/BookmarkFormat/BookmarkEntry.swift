@@ -63,3 +63,37 @@ enum EntryStorage: Sendable {
     /// The item at this data offset of a validated section.
     case stored(StoredSection, UInt32)
 }
+
+extension EntryStorage {
+    /// The section and offset of a stored item, the section not retained: only for callers
+    /// that hold the entry (and so the section) alive meanwhile.
+    var storedUnretained: (Unmanaged<StoredSection>, UInt32)? {
+        if case .stored(let section, let offset) = self { return (Unmanaged.passUnretained(section), offset) }
+        return nil
+    }
+}
+
+extension BookmarkKey {
+    /// The word of a numeric key; `nil` for a string key.
+    var numericWord: UInt32? {
+        if case .numeric(let v) = self { return v }
+        return nil
+    }
+
+    /// Runs `body` with the name of a string key, read in place; `nil` for a numeric key.
+    func withNameBytes<R>(_ body: (UnsafeRawBufferPointer) throws(BookmarkFormatError) -> R) throws(BookmarkFormatError) -> R? {
+        guard case .string(let name) = self else { return nil }
+        // `withUnsafeBytes` rethrows untyped errors: carry the typed one out by hand.
+        var failure: BookmarkFormatError? = nil
+        let result: R? = name.bytes.withUnsafeBytes { b in
+            do throws(BookmarkFormatError) {
+                return try body(b)
+            } catch {
+                failure = error
+                return nil
+            }
+        }
+        if let failure { throw failure }
+        return result
+    }
+}

@@ -62,7 +62,8 @@ struct DataSectionDecoder {
         // Whether the keys so far are in order: numeric keys by word, then string keys by bytes.
         var sorted = true
         var lastNumeric: UInt32? = nil
-        var lastString: ByteString? = nil
+        // Where the previous string key's name is in the input (not a copy: that would retain).
+        var lastString: Range<Int>? = nil
         for i in 0..<count {
             let e = abs + 20 + 12 * i
             let rawKey = try reader.u32le(e)
@@ -78,26 +79,27 @@ struct DataSectionDecoder {
                     throw BookmarkFormatError(.stringKeyNotString(type: type), at: e)
                 }
                 let length = Int(try reader.u32le(absolute(keyOffset)))
-                try reader.require(absolute(keyOffset) + 8, length)
-                let name = reader.bytes.withUnsafeBytes { b in
-                    KnownStringKeys.shared(UnsafeRawBufferPointer(rebasing: b[(absolute(keyOffset) + 8)...].prefix(length)))
+                let name = absolute(keyOffset) + 8 ..< absolute(keyOffset) + 8 + length
+                try reader.require(name.lowerBound, length)
+                let (shared, inOrder) = reader.bytes.withUnsafeBytes { b in
+                    let bytes = UnsafeRawBufferPointer(rebasing: b[name])
+                    return (KnownStringKeys.shared(bytes),
+                            lastString.map { ByteString.precedes(UnsafeRawBufferPointer(rebasing: b[$0]), bytes) } ?? true)
                 }
-                if let name {
-                    key = .string(name)
+                if !inOrder { sorted = false }
+                lastString = name
+                if let shared {
+                    key = .string(shared)
                 } else {
-                    key = .string(ByteString(bytes: try reader.slice(absolute(keyOffset) + 8, length)))
+                    key = .string(ByteString(bytes: try reader.slice(name.lowerBound, length)))
                 }
             } else {
                 key = .numeric(rawKey)
             }
             try checkRoot(at: itemOffset)
-            switch key {
-            case .numeric(let v):
+            if case .numeric(let v) = key {
                 if lastString != nil || lastNumeric.map({ $0 >= v }) == true { sorted = false }
                 lastNumeric = v
-            case .string(let name):
-                if let previous = lastString, !(previous < name) { sorted = false }
-                lastString = name
             }
             entries.append(BookmarkEntry(key: key, section: section, offset: itemOffset, flags: flags))
         }

@@ -211,6 +211,13 @@ struct ItemEncoder {
         return finish(mark)
     }
 
+    /// An item whose payload is the bytes of `payload`.
+    mutating func leaf(_ type: UInt32, _ payload: UnsafeRawBufferPointer) throws(BookmarkFormatError) -> UInt32 {
+        let mark = try begin(type, count: payload.count)
+        if let source = payload.baseAddress { append(source, payload.count) }
+        return finish(mark)
+    }
+
     /// An item whose payload is the low `count` bytes of `value`, little-endian.
     private mutating func fixed(_ type: UInt32, _ value: UInt64, count n: Int) throws(BookmarkFormatError) -> UInt32 {
         let mark = try begin(type, count: n)

@@ -107,23 +107,40 @@ struct SectionWriter {
         throws(BookmarkFormatError)
     {
         let raw: UInt32
-        switch entries[i].key {
-        case .numeric(let v):
+        // The key is read through methods rather than a `switch` on a copy: copying a string
+        // key retained and released its bytes.
+        if let v = entries[i].key.numericWord {
             guard v & 0x8000_0000 == 0 else {
                 throw BookmarkFormatError(.unencodable("numeric key 0x\(String(v, radix: 16)) has bit 31 set"), at: nil)
             }
             raw = v
-        case .string(let name):
-            let o = try e.leaf(BookmarkItem.TypeCode.string, name.bytes)
+        } else {
+            let o = try entries[i].key.withNameBytes { (name) throws(BookmarkFormatError) in
+                try e.leaf(BookmarkItem.TypeCode.string, name)
+            } ?? 0
             guard o & 0x8000_0000 == 0 else {
                 throw BookmarkFormatError(.unencodable("string key beyond 2 GiB"), at: nil)
             }
             raw = 0x8000_0000 | o
         }
         let o: UInt32
-        switch entries[i].storage {
-        case .item(let item): o = try e.write(item)
-        case .stored(let section, let offset): o = try e.copy(from: section, at: offset)
+        if let (section, offset) = entries[i].storage.storedUnretained {
+            // `entries` keeps the section alive for the call; not retaining it here saves two
+            // atomic operations per entry.
+            var failure: BookmarkFormatError? = nil
+            o = section._withUnsafeGuaranteedRef { s in
+                do throws(BookmarkFormatError) {
+                    return try e.copy(from: s, at: offset)
+                } catch {
+                    failure = error
+                    return 0
+                }
+            }
+            if let failure { throw failure }
+        } else if case .item(let item) = entries[i].storage {
+            o = try e.write(item)
+        } else {
+            o = 0
         }
         rows[firstEntry[t] + i] = (raw, o, entries[i].flags)
     }
