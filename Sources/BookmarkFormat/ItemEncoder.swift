@@ -49,21 +49,34 @@ struct ItemEncoder {
         return try body(&e)
     }
 
+    /// One allocation holding the initial table, stack and output (three allocations cost
+    /// more than the rest of a small encode's bookkeeping). A part that grows moves to memory of
+    /// its own; the flags say which parts still live here.
+    private let block: UnsafeMutableRawPointer
+    private var outInBlock = true
+    private var pendingInBlock = true
+    private var slotsInBlock = true
+
     private init(base: Int, capacity: Int) {
         self.base = max(base, 0)
         outCapacity = max(capacity, self.base, 64)
-        out = UnsafeMutableRawPointer.allocate(byteCount: outCapacity, alignment: 8)
-        pending = UnsafeMutablePointer<UInt32>.allocate(capacity: pendingCapacity)
         // A bookmark has a few dozen distinct items: room for them without growing.
-        slots = UnsafeMutablePointer<Slot>.allocate(capacity: slotCount)
+        let slotBytes = slotCount * MemoryLayout<Slot>.stride
+        let pendingBytes = pendingCapacity * MemoryLayout<UInt32>.stride
+        block = UnsafeMutableRawPointer.allocate(byteCount: slotBytes + pendingBytes + outCapacity,
+                                                 alignment: MemoryLayout<Slot>.alignment)
+        slots = block.bindMemory(to: Slot.self, capacity: slotCount)
         slots.initialize(repeating: Slot(), count: slotCount)
+        pending = (block + slotBytes).bindMemory(to: UInt32.self, capacity: pendingCapacity)
+        out = block + slotBytes + pendingBytes
         appendZeros(self.base)
     }
 
     private func deallocate() {
-        out.deallocate()
-        pending.deallocate()
-        slots.deallocate()
+        if !outInBlock { out.deallocate() }
+        if !pendingInBlock { pending.deallocate() }
+        if !slotsInBlock { slots.deallocate() }
+        block.deallocate()
     }
 
     // MARK: - Output
@@ -79,7 +92,8 @@ struct ItemEncoder {
         while capacity - count < extra { capacity *= 2 }
         let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
         grown.copyMemory(from: out, byteCount: count)
-        out.deallocate()
+        if !outInBlock { out.deallocate() }
+        outInBlock = false
         out = grown
         outCapacity = capacity
     }
@@ -140,7 +154,8 @@ struct ItemEncoder {
         if pendingCount == pendingCapacity {
             let grown = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * pendingCapacity)
             grown.update(from: pending, count: pendingCount)
-            pending.deallocate()
+            if !pendingInBlock { pending.deallocate() }
+            pendingInBlock = false
             pending = grown
             pendingCapacity *= 2
         }
@@ -338,6 +353,7 @@ struct ItemEncoder {
             while slots[i].end != 0 { i = (i + 1) & mask }
             slots[i] = old[k]
         }
-        old.deallocate()
+        if !slotsInBlock { old.deallocate() }
+        slotsInBlock = false
     }
 }

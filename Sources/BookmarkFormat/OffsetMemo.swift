@@ -12,9 +12,10 @@ struct OffsetMemo {
     }
 
     static let denseLimit = 1 << 16
-    /// Per aligned offset / 4: 0 unseen, -1 in progress, else 1 + index into `items`.
-    private var dense: [Int32] = []
-    private var items: [DataSectionDecoder.Checked] = []
+    /// The first `denseLength` elements, per aligned offset / 4: 0 unseen, -1 in progress, else
+    /// the index after them where the item's size, height and byte count follow. One array for
+    /// both (a bookmark has two or three containers, and a second array was a second allocation).
+    private var dense: [Int] = []
     private var sparse: [UInt32: DataSectionDecoder.Checked] = [:]
     private var sparseInProgress: Set<UInt32> = []
 
@@ -42,7 +43,8 @@ struct OffsetMemo {
             let v = dense[i]
             if v == 0 { return .unseen }
             if v < 0 { return .inProgress }
-            return .done(items[Int(v) - 1])
+            guard v <= dense.count - 3 else { return .unseen }
+            return .done((size: dense[v], height: dense[v + 1], bytes: dense[v + 2]))
         }
         if let m = sparse[offset] { return .done(m) }
         return sparseInProgress.contains(offset) ? .inProgress : .unseen
@@ -51,7 +53,10 @@ struct OffsetMemo {
     /// Marks `offset` as being validated.
     mutating func begin(_ offset: UInt32) {
         if let i = slot(offset) {
-            if dense.isEmpty { dense = Array(repeating: 0, count: denseLength) }
+            if dense.isEmpty {
+                dense.reserveCapacity(denseLength + 3 * 8)
+                dense.append(contentsOf: repeatElement(0, count: denseLength))
+            }
             dense[i] = -1
         } else {
             sparseInProgress.insert(offset)
@@ -69,8 +74,10 @@ struct OffsetMemo {
 
     mutating func finish(_ offset: UInt32, _ result: DataSectionDecoder.Checked) {
         if let i = slot(offset), i < dense.count {
-            items.append(result)
-            dense[i] = Int32(truncatingIfNeeded: items.count)
+            dense[i] = dense.count
+            dense.append(result.size)
+            dense.append(result.height)
+            dense.append(result.bytes)
         } else {
             sparseInProgress.remove(offset)
             sparse[offset] = result
