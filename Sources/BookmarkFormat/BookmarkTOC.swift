@@ -74,21 +74,3 @@ public struct BookmarkTOC: Sendable, Hashable {
         return lo
     }
 }
-
-/// One TOC entry: a key, the item it points at, and the entry's flags word (always 0 in Apple's
-/// data, kept as read).
-public struct BookmarkEntry: Sendable, Hashable {
-    /// The key.
-    public var key: BookmarkKey
-    /// The item.
-    public var value: BookmarkItem
-    /// The third word of the entry.
-    public var flags: UInt32
-
-    /// Creates an entry.
-    public init(key: BookmarkKey, value: BookmarkItem, flags: UInt32 = 0) {
-        self.key = key
-        self.value = value
-        self.flags = flags
-    }
-}

@@ -7,6 +7,7 @@ struct ByteReader: Sendable {
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// Checks that `count` bytes are available at `offset`.
+    @inline(__always)
     func require(_ offset: Int, _ count: Int) throws(BookmarkFormatError) {
         guard offset >= 0, count >= 0, offset <= bytes.count, count <= bytes.count - offset else {
             throw BookmarkFormatError(.truncated(needed: count, available: max(0, bytes.count - max(0, offset))),
@@ -29,11 +30,19 @@ struct ByteReader: Sendable {
         return UInt16(bytes[o]) << 8 | UInt16(bytes[o + 1])
     }
 
+    @inline(__always)
     func u32le(_ o: Int) throws(BookmarkFormatError) -> UInt32 {
         try require(o, 4)
-        var v: UInt32 = 0
-        for i in 0..<4 { v |= UInt32(bytes[o + i]) << (8 * i) }
-        return v
+        // One unaligned load once the range is checked: this read runs for every word of every
+        // item and TOC entry, and a per-byte loop checked each subscript again.
+        return UInt32(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: o, as: UInt32.self) })
+    }
+
+    /// The little-endian word at `o`, which the caller has bounds-checked; zero if it was not.
+    @inline(__always)
+    func u32leInBounds(_ o: Int) -> UInt32 {
+        guard o >= 0, o <= bytes.count - 4 else { return 0 }
+        return UInt32(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: o, as: UInt32.self) })
     }
 
     func u32be(_ o: Int) throws(BookmarkFormatError) -> UInt32 {
@@ -45,9 +54,7 @@ struct ByteReader: Sendable {
 
     func u64le(_ o: Int) throws(BookmarkFormatError) -> UInt64 {
         try require(o, 8)
-        var v: UInt64 = 0
-        for i in 0..<8 { v |= UInt64(bytes[o + i]) << (8 * i) }
-        return v
+        return UInt64(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: o, as: UInt64.self) })
     }
 
     func u64be(_ o: Int) throws(BookmarkFormatError) -> UInt64 {
@@ -73,14 +80,13 @@ struct ByteWriter: Sendable {
     }
     /// Pads with zero bytes until `(bytes.count - origin)` is a multiple of `alignment`.
     mutating func pad(to alignment: Int, from origin: Int) {
-        while (bytes.count - origin) % alignment != 0 { bytes.append(0) }
+        let over = (bytes.count - origin) % alignment
+        if over != 0 { appendZeros(alignment - over) }
     }
     mutating func u16be(_ v: UInt16) { bytes += v.bigEndianBytes }
     mutating func u32le(_ v: UInt32) {
-        bytes.append(UInt8(truncatingIfNeeded: v))
-        bytes.append(UInt8(truncatingIfNeeded: v >> 8))
-        bytes.append(UInt8(truncatingIfNeeded: v >> 16))
-        bytes.append(UInt8(truncatingIfNeeded: v >> 24))
+        // One append of four bytes: per-byte appends each re-checked uniqueness and capacity.
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
     }
     mutating func u32be(_ v: UInt32) { bytes += v.bigEndianBytes }
     mutating func u64le(_ v: UInt64) { bytes += v.littleEndianBytes }
@@ -89,7 +95,8 @@ struct ByteWriter: Sendable {
         while bytes.count % alignment != 0 { bytes.append(0) }
     }
     mutating func setU32le(_ v: UInt32, at o: Int) {
-        for i in 0..<4 { bytes[o + i] = UInt8(truncatingIfNeeded: v >> (8 * i)) }
+        precondition(o >= 0 && o <= bytes.count - 4, "setU32le outside the written bytes")
+        bytes.withUnsafeMutableBytes { $0.storeBytes(of: v.littleEndian, toByteOffset: o, as: UInt32.self) }
     }
     mutating func setU16be(_ v: UInt16, at o: Int) {
         bytes[o] = UInt8(v >> 8)

@@ -72,13 +72,26 @@ public struct ByteString: Sendable, Hashable, Comparable, ExpressibleByStringLit
 
     /// Orders byte strings by their bytes, lexicographically.
     public static func < (lhs: ByteString, rhs: ByteString) -> Bool {
-        lhs.bytes.withUnsafeBufferPointer { l in
-            rhs.bytes.withUnsafeBufferPointer { r in
-                let n = min(l.count, r.count)
-                for i in 0..<n where l[i] != r[i] { return l[i] < r[i] }
-                return l.count < r.count
-            }
+        lhs.bytes.withUnsafeBytes { l in rhs.bytes.withUnsafeBytes { r in precedes(l, r) } }
+    }
+
+    /// Whether the bytes `l` order before the bytes `r`, lexicographically.
+    static func precedes(_ l: UnsafeRawBufferPointer, _ r: UnsafeRawBufferPointer) -> Bool {
+        let n = min(l.count, r.count)
+        // Eight bytes at a time (as big-endian words, which order like their bytes): TOC
+        // decoding compares every string key with the one before it.
+        var i = 0
+        while n - i >= 8 {
+            let a = UInt64(bigEndian: l.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            let b = UInt64(bigEndian: r.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            if a != b { return a < b }
+            i += 8
         }
+        while i < n {
+            if l[i] != r[i] { return l[i] < r[i] }
+            i += 1
+        }
+        return l.count < r.count
     }
 
     /// Decodes one UTF-8 scalar at `i`, or returns nil for an invalid sequence.

@@ -1,3 +1,4 @@
+import BookmarkFormat
 import BookmarkKit
 import CBenchBaseline
 import SecureFiles
@@ -10,7 +11,9 @@ import SystemPackage
 /// `--profile NAME`: repeats one operation so that callgrind sees only it. Run as
 /// `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*profileLoop*' BookmarkBenchmarks --profile NAME`.
 extension Bench {
-    static let profileNames = ["unmoved", "first", "create", "create-cold", "moved", "handles", "deleted", "codec", "open", "batch"]
+    static let profileNames = [
+        "unmoved", "first", "create", "create-cold", "moved", "handles", "deleted", "codec", "codec-edit", "open", "batch",
+    ]
 
     mutating func profile(_ name: String, iterations: Int) throws {
         let (project, file) = try deepProjectFile()
@@ -58,6 +61,15 @@ extension Bench {
         case "codec":
             let bytes = try bookmark.data()
             operation = { _ = try Bookmark(data: bytes).data() }
+        case "codec-edit":
+            // One key changed between decoding and encoding (the value encoder's path).
+            let bytes = try bookmark.data()
+            let renamed = ByteString("renamed.txt")
+            operation = {
+                var decoded = try Bookmark(data: bytes)
+                decoded.record.fileName = renamed
+                _ = try decoded.data()
+            }
         case "batch":
             // A tenth of the tree's size, a tenth of those moved; resolved as one batch, no handles.
             let prepared = try prepareBatch(max(workload.entries / 10, 10))

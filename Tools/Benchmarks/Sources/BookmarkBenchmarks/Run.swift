@@ -34,7 +34,7 @@ func allMetrics(_ workload: Workload, measure: Measure, batch: Int, oneByOne: Bo
     if wanted("deleted") { add([try bench.deleted()]) }
     if wanted("batch") { add(try bench.batch(bookmarks: batch, runs: measure.runs, oneByOne: oneByOne)) }
     if wanted("handles"), geteuid() == 0 { add([try bench.movedWithHandles()]) }
-    if wanted("codec") { add([try bench.codec()]) }
+    if wanted("codec") { add(try bench.codec()) }
     if wanted("open") { add([try bench.openBeneathRoot()]) }
     return rows
 }
