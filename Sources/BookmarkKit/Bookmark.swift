@@ -11,8 +11,21 @@ import SystemPackage
 public struct Bookmark: Sendable, Hashable {
     /// The decoded record (every key, including unknown ones, kept).
     public var record: BookmarkRecord {
-        didSet { recordedCache = RecordedCache() }
+        get { storedRecord }
+        // In place: a `didSet` observer would make `bookmark.record.fileName = …` copy the
+        // record first (get, then set), so the edit would copy its TOCs and entries as well.
+        _modify {
+            recordedCache = RecordedCache()
+            yield &storedRecord
+        }
+        set {
+            recordedCache = RecordedCache()
+            storedRecord = newValue
+        }
     }
+
+    /// The storage of ``record``.
+    private var storedRecord: BookmarkRecord
 
     /// What resolution compares against, derived from ``record`` once (on first resolution) and
     /// shared by copies; replaced whenever ``record`` changes. Not part of equality or hashing.
@@ -25,14 +38,14 @@ public struct Bookmark: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(record) }
 
     /// Wraps a record.
-    public init(record: BookmarkRecord) { self.record = record }
+    public init(record: BookmarkRecord) { storedRecord = record }
 
     /// Decodes bookmark data.
     ///
     /// - Throws: ``BookmarkError`` with ``BookmarkError/Code/corruptData``.
     public init(data: [UInt8]) throws(BookmarkError) {
         do {
-            record = try BookmarkRecord(decoding: data)
+            storedRecord = try BookmarkRecord(decoding: data)
         } catch {
             throw BookmarkError(.corruptData, error.description, formatError: error)
         }
