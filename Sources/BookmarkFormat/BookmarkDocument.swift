@@ -37,22 +37,24 @@ public struct BookmarkDocument: Sendable, Hashable {
     }
 
     /// The target's TOC: id 1 when present, else the first TOC.
-    public var targetTOC: BookmarkTOC? { self[tocID: BookmarkTOC.targetID] ?? tocs.first }
+    public var targetTOC: BookmarkTOC? { targetIndex.map { tocs[$0] } }
+
+    /// The index of ``targetTOC`` in ``tocs``.
+    var targetIndex: Int? { tocs.firstIndex { $0.id == BookmarkTOC.targetID } ?? (tocs.isEmpty ? nil : 0) }
+
+    /// Changes the target TOC in place, creating TOC 1 first if there is none.
+    ///
+    /// In place matters: a copy of the TOC would share its entries array, and the first write
+    /// would then copy every entry (a creation sets a dozen keys).
+    mutating func modifyTargetTOC<R, E>(_ body: (inout BookmarkTOC) throws(E) -> R) throws(E) -> R {
+        if let i = targetIndex { return try body(&tocs[i]) }
+        tocs.append(BookmarkTOC(id: BookmarkTOC.targetID))
+        return try body(&tocs[tocs.count - 1])
+    }
 
     /// The item stored under `key` in the target TOC (id 1); setting creates TOC 1 if needed.
     public subscript(key: BookmarkKey) -> BookmarkItem? {
-        get { targetTOC?[key] }
-        set {
-            let id = targetTOC?.id ?? BookmarkTOC.targetID
-            if let i = tocs.firstIndex(where: { $0.id == id }) {
-                // In place: a copy of the TOC would make its entries array shared, and the
-                // write would then copy every entry.
-                tocs[i][key] = newValue
-            } else {
-                var toc = BookmarkTOC(id: id)
-                toc[key] = newValue
-                tocs.append(toc)
-            }
-        }
+        get { targetIndex.flatMap { tocs[$0][key] } }
+        set { modifyTargetTOC { $0[key] = newValue } }
     }
 }

@@ -254,9 +254,17 @@ public struct BookmarkRecord: Sendable, Hashable {
     /// Stores our Linux facts.
     /// - Throws: ``BookmarkFormatError`` (`unencodable`) for a birth time out of range.
     public mutating func setLinuxFacts(_ facts: LinuxFileFacts) throws(BookmarkFormatError) {
-        var toc = document.targetTOC ?? BookmarkTOC(id: BookmarkTOC.targetID)
-        try facts.apply(to: &toc)
-        document[tocID: toc.id] = toc
+        try document.modifyTargetTOC { (toc: inout BookmarkTOC) throws(BookmarkFormatError) in try facts.apply(to: &toc) }
+    }
+
+    /// Stores the per-file Linux facts (generation, handle type and bytes, birth time, subvolume,
+    /// mount-relative path) and leaves the volume's (UUID source, file-system type, fsid) as
+    /// they are: for records started from a copy that already carries the volume's facts.
+    /// - Throws: ``BookmarkFormatError`` (`unencodable`) for a birth time out of range.
+    public mutating func setLinuxFileFacts(_ facts: LinuxFileFacts) throws(BookmarkFormatError) {
+        try document.modifyTargetTOC { (toc: inout BookmarkTOC) throws(BookmarkFormatError) in
+            try facts.apply(to: &toc, includingVolumeFacts: false)
+        }
     }
 
     /// String-keyed values of the target TOC (resource values stored with

@@ -169,6 +169,12 @@ public struct LinuxFileFacts: Sendable, Hashable {
     /// - Throws: ``BookmarkFormatError`` (`unencodable`) for a birth time beyond what 64-bit
     ///   nanoseconds hold (before 1678 or after 2262).
     public func apply(to toc: inout BookmarkTOC) throws(BookmarkFormatError) {
+        try apply(to: &toc, includingVolumeFacts: true)
+    }
+
+    /// ``apply(to:)``, or without the volume's facts (UUID source, type, fsid), which are then
+    /// left as they are in `toc`.
+    func apply(to toc: inout BookmarkTOC, includingVolumeFacts: Bool) throws(BookmarkFormatError) {
         toc[LinuxKeys.generation] = generation.map { .int64(Int64(bitPattern: $0)) }
         toc[LinuxKeys.handleType] = handleType.map(BookmarkItem.int32)
         toc[LinuxKeys.handle] = handle.map(BookmarkItem.data)
@@ -181,8 +187,9 @@ public struct LinuxFileFacts: Sendable, Hashable {
             toc[LinuxKeys.birthTime] = nil
         }
         toc[LinuxKeys.subvolumeID] = subvolumeID.map { .int64(Int64(bitPattern: $0)) }
-        toc[LinuxKeys.volumeUUIDSource] = volumeUUIDSource.map { .string($0.rawValue) }
         toc[LinuxKeys.mountRelativePath] = mountRelativePath.map(BookmarkItem.string)
+        guard includingVolumeFacts else { return }
+        toc[LinuxKeys.volumeUUIDSource] = volumeUUIDSource.map { .string($0.rawValue) }
         toc[LinuxKeys.fsType] = fsType.map { .string($0) }
         toc[LinuxKeys.fsid] = fsid.map { .data($0.bytes) }
     }

@@ -42,7 +42,8 @@ extension Bookmark {
             try fill(&record, path: real, id: id, options: options, ancestors: target.ancestors, volumes: directory)
             if !options.contains(.minimalBookmark) {
                 // Size and modification time always go in: the cross-volume heuristic needs them.
-                if id.kind == .regular { record[ResourceKey.fileSize.bookmarkKey] = .int64(Int64(clamping: id.size)) }
+                // Set or removed every time: the template holds placeholders for them.
+                record[ResourceKey.fileSize.bookmarkKey] = id.kind == .regular ? .int64(Int64(clamping: id.size)) : nil
                 record[ResourceKey.contentModificationDate.bookmarkKey] =
                     .date(BookmarkDate(unixSeconds: id.modificationTime.timeIntervalSince1970))
                 if !resourceKeys.isEmpty { fillResourceValues(&record, keys: resourceKeys, path: real, id: id) }
@@ -102,9 +103,7 @@ extension Bookmark {
         }
         record.fileID = Int64(bitPattern: id.inode)
         record.fileName = components.last ?? ByteString(bytes: [UInt8(ascii: "/")])
-        if let birth = id.birthTime {
-            record.creationDate = BookmarkDate(unixSeconds: birth.timeIntervalSince1970)
-        }
+        record.creationDate = id.birthTime.map { BookmarkDate(unixSeconds: $0.timeIntervalSince1970) }
         var flags: UInt64 = 0
         switch id.kind {
         case .regular: flags |= BookmarkPropertyFlags.isRegularFile
@@ -124,10 +123,23 @@ extension Bookmark {
         let facts = LinuxFileFacts(
             generation: id.generation.map(UInt64.init), handleType: id.handle?.type, handle: id.handle?.bytes,
             birthTime: id.birthTime.map { LinuxTimestamp(seconds: $0.seconds, nanoseconds: $0.nanoseconds) },
-            subvolumeID: id.subvolume, volumeUUIDSource: formatSource(id.volume),
-            mountRelativePath: ByteString(bytes: relative), fsType: id.volume.fsType,
-            fsid: id.volume.fsid.flatMap(parseFSID))
-        try record.setLinuxFacts(facts)
+            subvolumeID: id.subvolume, mountRelativePath: ByteString(bytes: relative))
+        // The volume's facts (UUID source, type, fsid) are in the template already.
+        try record.setLinuxFileFacts(facts)
+    }
+
+    /// The keys every creation sets or removes, whatever the file: each template holds a
+    /// placeholder under each, so that setting them replaces an entry of the sorted TOC in place
+    /// instead of inserting one (an insert moves the entries after it, and the first one copies
+    /// the template's entries into a larger buffer). `fill` and `create` assign every one of them.
+    static func keysSetPerFile(minimal: Bool) -> [BookmarkKey] {
+        var keys: [BookmarkKey] = [.pathComponents, .resourceProps, .fileName, .fileID, .creationDate]
+        keys += [LinuxKeys.generation, LinuxKeys.handleType, LinuxKeys.handle, LinuxKeys.birthTime]
+        keys += [LinuxKeys.subvolumeID, LinuxKeys.mountRelativePath]
+        if !minimal {
+            keys += [.fileIDs, ResourceKey.fileSize.bookmarkKey, ResourceKey.contentModificationDate.bookmarkKey]
+        }
+        return keys
     }
 
     /// A record carrying the volume's facts, the creation options and the user: the start of every
@@ -141,6 +153,10 @@ extension Bookmark {
             record.volume = volumeFacts(volume, minimal: minimal, volumes: volumes)
             if !minimal { record.userUID = uid }
             record.creationOptions = options.rawValue
+            // The same for every file on the volume.
+            try? record.setLinuxFacts(
+                LinuxFileFacts(volumeUUIDSource: formatSource(volume), fsType: volume.fsType, fsid: volume.fsid.flatMap(parseFSID)))
+            for key in keysSetPerFile(minimal: minimal) { record[key] = .null }
             return record
         }
     }
