@@ -268,6 +268,6 @@ struct Bench {
             baseline: { _ = cbb_openat_close(rootFD, relative) })
         return MetricResult(
             "open a file beneath a root (SecureFiles)", baseline: "openat", target: .ratioAtMost(1.5), comparison,
-            note: "Directory.open, policy beneath (openat2 RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS)")
+            note: "Directory.open, policy beneath (openat2 with RESOLVE_BENEATH and RESOLVE_NO_MAGICLINKS)")
     }
 }
