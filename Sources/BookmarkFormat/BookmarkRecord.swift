@@ -37,6 +37,11 @@ public struct BookmarkRecord: Sendable, Hashable {
     /// `0x1004` pathComponents: the components of the path from "/" (empty for "/").
     public var pathComponents: [ByteString]? {
         get {
+            if let (section, offset) = document.storedTargetItem(.pathComponents),
+                let strings = section.stringArray(at: offset)
+            {
+                return strings
+            }
             guard let items = self[.pathComponents]?.arrayValue else { return nil }
             var out: [ByteString] = []
             for item in items {
@@ -66,6 +71,9 @@ public struct BookmarkRecord: Sendable, Hashable {
     /// persistent IDs). Written as SInt64, as Apple does.
     public var fileIDs: [Int64?]? {
         get {
+            if let (section, offset) = document.storedTargetItem(.fileIDs), let values = section.integerArray(at: offset) {
+                return values
+            }
             guard let items = self[.fileIDs]?.arrayValue else { return nil }
             var out: [Int64?] = []
             for item in items {
