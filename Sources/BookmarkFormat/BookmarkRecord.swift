@@ -50,8 +50,16 @@ public struct BookmarkRecord: Sendable, Hashable {
             }
             return out
         }
-        set { self[.pathComponents] = newValue.map { .array($0.map(BookmarkItem.string)) } }
+        set { self[.pathComponents] = newValue.map { .array($0.map(Self.pathComponentItem)) } }
     }
+
+    /// The item ``pathComponents`` stores for one component. A caller that makes many records
+    /// with the same directories (a creation cache) can keep these items and hand them to
+    /// ``setPathComponents(items:)``: they are then shared, not built again.
+    public static func pathComponentItem(_ component: ByteString) -> BookmarkItem { .string(component) }
+
+    /// Sets ``pathComponents`` from items made by ``pathComponentItem(_:)``.
+    public mutating func setPathComponents(items: [BookmarkItem]) { self[.pathComponents] = .array(items) }
 
     /// The path as bytes: `"/" + join(pathComponents, "/")`, or `nil` without components.
     public var pathBytes: ByteString? {
@@ -83,8 +91,15 @@ public struct BookmarkRecord: Sendable, Hashable {
             }
             return out
         }
-        set { self[.fileIDs] = newValue.map { .array($0.map { $0.map(BookmarkItem.int64) ?? .null }) } }
+        set { self[.fileIDs] = newValue.map { .array($0.map(Self.fileIDItem)) } }
     }
+
+    /// The item ``fileIDs`` stores for one ID (`nil`: null, as Apple writes for volumes without
+    /// persistent IDs). See ``pathComponentItem(_:)`` for why a caller would keep these.
+    public static func fileIDItem(_ id: Int64?) -> BookmarkItem { id.map(BookmarkItem.int64) ?? .null }
+
+    /// Sets ``fileIDs`` from items made by ``fileIDItem(_:)``.
+    public mutating func setFileIDs(items: [BookmarkItem]) { self[.fileIDs] = .array(items) }
 
     /// `0x1030` fileID (SInt64).
     public var fileID: Int64? {
@@ -122,8 +137,14 @@ public struct BookmarkRecord: Sendable, Hashable {
     /// `0x1010` resourceProps.
     public var resourceProperties: BookmarkPropertyFlags? {
         get { self[.resourceProps]?.dataValue.flatMap(BookmarkPropertyFlags.init(bytes:)) }
-        set { self[.resourceProps] = newValue.map { .data($0.bytes) } }
+        set { self[.resourceProps] = newValue.map(Self.resourcePropertiesItem) }
     }
+
+    /// The item ``resourceProperties`` stores for `flags` (for callers that keep the few they use).
+    public static func resourcePropertiesItem(_ flags: BookmarkPropertyFlags) -> BookmarkItem { .data(flags.bytes) }
+
+    /// Sets ``resourceProperties`` from an item made by ``resourcePropertiesItem(_:)``.
+    public mutating func setResourceProperties(item: BookmarkItem) { self[.resourceProps] = item }
 
     /// `0xF017` displayName.
     public var displayName: ByteString? {

@@ -235,11 +235,17 @@ struct AncestorChain: Sendable {
     let components: [ByteString]
     /// ``inodes`` as the per-component file IDs (key `0x1005` without the object's own).
     let fileIDs: [Int64?]
+    /// ``components`` and ``fileIDs`` as the record's items, made once: every creation in the
+    /// directory shares them instead of building (and later freeing) a boxed item per component.
+    let componentItems: [BookmarkItem]
+    let fileIDItems: [BookmarkItem]
 
     init(path: [UInt8], inodes: [UInt64]) {
         self.inodes = inodes
         components = splitComponents(path).map(ByteString.init(bytes:))
         fileIDs = inodes.map { Int64(bitPattern: $0) }
+        componentItems = components.map(BookmarkRecord.pathComponentItem)
+        fileIDItems = fileIDs.map(BookmarkRecord.fileIDItem)
     }
 }
 

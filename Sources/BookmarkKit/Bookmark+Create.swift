@@ -72,37 +72,48 @@ extension Bookmark {
         ancestors: AncestorChain? = nil, volumes: VolumeDirectory? = nil
     ) throws {
         let name = lastComponent(bytes)
-        // The directories' names and IDs come ready-made from the cache when it had them.
+        // The directories' names and IDs come ready-made from the cache when it had them, as the
+        // record's items: shared with every other creation in the directory.
         let chain = ancestors.flatMap { $0.components.count == $0.fileIDs.count ? $0 : nil }
-        let components: [ByteString]
         if let chain, let name {
-            var joined = chain.components
-            joined.append(ByteString(bytes: name))
-            components = joined
-        } else {
-            components = splitComponents(bytes).map(ByteString.init(bytes:))
-        }
-        record.pathComponents = components
-        if !options.contains(.minimalBookmark) {
-            var ids: [Int64?] = []
-            if let chain, chain.fileIDs.count == components.count - 1 {
-                ids.reserveCapacity(components.count)
-                ids.append(contentsOf: chain.fileIDs)
-            } else {
-                var prefix: [UInt8] = []
-                prefix.reserveCapacity(bytes.count)
-                for component in components.dropLast() {
-                    prefix.append(UInt8(ascii: "/"))
-                    prefix.append(contentsOf: component.bytes)
-                    let status = try? FileStatus.lookup(pathBytes: prefix, followSymlinks: true).get()
-                    ids.append(status.map { Int64(bitPattern: $0.inode) })
-                }
+            let nameString = ByteString(bytes: name)
+            var items = chain.componentItems
+            items.append(BookmarkRecord.pathComponentItem(nameString))
+            record.setPathComponents(items: items)
+            if !options.contains(.minimalBookmark) {
+                var ids = chain.fileIDItems
+                ids.append(BookmarkRecord.fileIDItem(Int64(bitPattern: id.inode)))
+                record.setFileIDs(items: ids)
             }
-            ids.append(Int64(bitPattern: id.inode))
-            record.fileIDs = ids
+            record.fileName = nameString
+        } else {
+            let components = splitComponents(bytes).map(ByteString.init(bytes:))
+            record.pathComponents = components
+            if !options.contains(.minimalBookmark) {
+                record.fileIDs = statComponents(components) + [Int64(bitPattern: id.inode)]
+            }
+            record.fileName = components.last ?? ByteString(bytes: [UInt8(ascii: "/")])
         }
+        try fillIdentity(&record, path: bytes, name: name, id: id)
+    }
+
+    /// The inode number of every directory on the path (each `statx`ed; `nil` where that fails).
+    static func statComponents(_ components: [ByteString]) -> [Int64?] {
+        var ids: [Int64?] = []
+        ids.reserveCapacity(components.count)
+        var prefix: [UInt8] = []
+        for component in components.dropLast() {
+            prefix.append(UInt8(ascii: "/"))
+            prefix.append(contentsOf: component.bytes)
+            let status = try? FileStatus.lookup(pathBytes: prefix, followSymlinks: true).get()
+            ids.append(status.map { Int64(bitPattern: $0.inode) })
+        }
+        return ids
+    }
+
+    /// The object's own facts: inode, birth time, kind flags and the per-file Linux facts.
+    static func fillIdentity(_ record: inout BookmarkRecord, path bytes: [UInt8], name: [UInt8]?, id: FileID) throws {
         record.fileID = Int64(bitPattern: id.inode)
-        record.fileName = components.last ?? ByteString(bytes: [UInt8(ascii: "/")])
         record.creationDate = id.birthTime.map { BookmarkDate(unixSeconds: $0.timeIntervalSince1970) }
         var flags: UInt64 = 0
         switch id.kind {
@@ -113,9 +124,7 @@ extension Bookmark {
         }
         if name?.first == UInt8(ascii: ".") { flags |= BookmarkPropertyFlags.isHidden }
         if bytes == id.volume.mountPoint { flags |= BookmarkPropertyFlags.isVolume }
-        let valid = BookmarkPropertyFlags.isRegularFile | BookmarkPropertyFlags.isDirectory
-            | BookmarkPropertyFlags.isSymbolicLink | BookmarkPropertyFlags.isVolume | BookmarkPropertyFlags.isHidden
-        record.resourceProperties = BookmarkPropertyFlags(flags: flags, validMask: valid, extra: valid)
+        record.setResourceProperties(item: propertyItems[flags] ?? BookmarkRecord.resourcePropertiesItem(propertyFlags(flags)))
         let mountPoint = id.volume.mountPoint
         var relative = bytes.count >= mountPoint.count ? Array(bytes[mountPoint.count...]) : bytes
         if mountPoint == [UInt8(ascii: "/")] { relative = bytes }
@@ -127,6 +136,30 @@ extension Bookmark {
         // The volume's facts (UUID source, type, fsid) are in the template already.
         try record.setLinuxFileFacts(facts)
     }
+
+    /// The flags creation records (`0x1010`): which of these it knows, and which are set.
+    static let knownPropertyFlags = BookmarkPropertyFlags.isRegularFile | BookmarkPropertyFlags.isDirectory
+        | BookmarkPropertyFlags.isSymbolicLink | BookmarkPropertyFlags.isVolume | BookmarkPropertyFlags.isHidden
+
+    static func propertyFlags(_ flags: UInt64) -> BookmarkPropertyFlags {
+        BookmarkPropertyFlags(flags: flags, validMask: knownPropertyFlags, extra: knownPropertyFlags)
+    }
+
+    /// The `0x1010` item of every combination of the known flags (32), made once: encoding the
+    /// three words profiled at a twentieth of a creation.
+    static let propertyItems: [UInt64: BookmarkItem] = {
+        let bits: [UInt64] = [
+            BookmarkPropertyFlags.isRegularFile, BookmarkPropertyFlags.isDirectory, BookmarkPropertyFlags.isSymbolicLink,
+            BookmarkPropertyFlags.isVolume, BookmarkPropertyFlags.isHidden,
+        ]
+        var items: [UInt64: BookmarkItem] = [:]
+        for subset in 0..<(1 << bits.count) {
+            var flags: UInt64 = 0
+            for (index, bit) in bits.enumerated() where subset & (1 << index) != 0 { flags |= bit }
+            items[flags] = BookmarkRecord.resourcePropertiesItem(propertyFlags(flags))
+        }
+        return items
+    }()
 
     /// The keys every creation sets or removes, whatever the file: each template holds a
     /// placeholder under each, so that setting them replaces an entry of the sorted TOC in place
