@@ -61,3 +61,26 @@ struct StoredArrayTests {
         try Self.check(scalar)
     }
 }
+
+@Suite("Records set from kept items")
+struct RecordItemSetterTests {
+    @Test("item setters give the same record as the value setters")
+    func itemSettersMatchValueSetters() throws {
+        let components: [ByteString] = ["home", ByteString(bytes: [0xFF, 0x41]), "file.txt"]
+        let ids: [Int64?] = [2, nil, -5]
+        let flags = BookmarkPropertyFlags(flags: 0x81, validMask: 0x8F, extra: 0x8F)
+        var byValue = BookmarkRecord()
+        byValue.pathComponents = components
+        byValue.fileIDs = ids
+        byValue.resourceProperties = flags
+        var byItems = BookmarkRecord()
+        byItems.setPathComponents(items: components.map(BookmarkRecord.pathComponentItem))
+        byItems.setFileIDs(items: ids.map(BookmarkRecord.fileIDItem))
+        byItems.setResourceProperties(item: BookmarkRecord.resourcePropertiesItem(flags))
+        #expect(byItems == byValue)
+        #expect(try byItems.encoded() == byValue.encoded())
+        #expect(byItems.pathComponents == components)
+        #expect(byItems.fileIDs == ids)
+        #expect(byItems.resourceProperties == flags)
+    }
+}
