@@ -16,17 +16,21 @@ int cbb_statx(const char *path, uint64_t *inode) {
     return 0;
 }
 
-int cbb_statx_handle(const char *path) {
-    struct statx st;
-    if (statx(AT_FDCWD, path, 0, STATX_BASIC_STATS, &st) != 0) return -errno;
+/* name_to_handle_at of a path into a stack buffer (not following a final symlink). */
+static int handle_of(const char *path) {
     union {
         struct file_handle handle;
         char bytes[sizeof(struct file_handle) + 128];
     } buffer;
     buffer.handle.handle_bytes = 128;
     int mount_id = 0;
-    if (name_to_handle_at(AT_FDCWD, path, &buffer.handle, &mount_id, 0) != 0) return -errno;
-    return 0;
+    return name_to_handle_at(AT_FDCWD, path, &buffer.handle, &mount_id, 0) != 0 ? -errno : 0;
+}
+
+int cbb_statx_handle(const char *path) {
+    struct statx st;
+    if (statx(AT_FDCWD, path, 0, STATX_BASIC_STATS, &st) != 0) return -errno;
+    return handle_of(path);
 }
 
 int cbb_openat_close(int dirfd, const char *path) {
@@ -45,55 +49,6 @@ void cbb_close(int fd) { close(fd); }
 
 void cbb_line_buffered_stdout(void) { setvbuf(stdout, NULL, _IOLBF, 0); }
 
-/* The syscalls our path-first resolution makes, bare: an O_PATH open, statx and
- * name_to_handle_at of the descriptor, close. */
-int cbb_resolve_floor(const char *path) {
-    int fd = openat(AT_FDCWD, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return -errno;
-    struct statx st;
-    int rc = statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, &st);
-    union {
-        struct file_handle handle;
-        char bytes[sizeof(struct file_handle) + 128];
-    } buffer;
-    buffer.handle.handle_bytes = 128;
-    int mount_id = 0;
-    if (rc == 0) rc = name_to_handle_at(fd, "", &buffer.handle, &mount_id, AT_EMPTY_PATH);
-    close(fd);
-    return rc == 0 ? 0 : -errno;
-}
-
-/* The syscalls bookmark creation makes, bare: a statx of every ancestor path (the per-component
- * file IDs of key 0x1005), then the resolve floor plus readlinkat of /proc/self/fd/N. */
-int cbb_create_floor(const char *path) {
-    char prefix[4096];
-    size_t n = strlen(path);
-    if (n >= sizeof prefix) return -ENAMETOOLONG;
-    struct statx st;
-    for (size_t i = 1; i < n; i++) {
-        if (path[i] != '/') continue;
-        memcpy(prefix, path, i);
-        prefix[i] = 0;
-        if (statx(AT_FDCWD, prefix, 0, STATX_BASIC_STATS, &st) != 0) return -errno;
-    }
-    int fd = openat(AT_FDCWD, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return -errno;
-    int rc = statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, &st);
-    char link[64];
-    char target[4096];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-    if (rc == 0 && readlinkat(AT_FDCWD, link, target, sizeof target) < 0) rc = -1;
-    union {
-        struct file_handle handle;
-        char bytes[sizeof(struct file_handle) + 128];
-    } buffer;
-    buffer.handle.handle_bytes = 128;
-    int mount_id = 0;
-    if (rc == 0) rc = name_to_handle_at(fd, "", &buffer.handle, &mount_id, AT_EMPTY_PATH);
-    close(fd);
-    return rc == 0 ? 0 : -errno;
-}
-
 /* The syscalls a creation makes when its directory is in the ancestor cache, bare: statx and
  * name_to_handle_at of the path (no symlink followed at the end), then one zero-timeout poll of an
  * inotify queue and /proc/self/mountinfo (the cache's validity check). The queue and the mount
@@ -107,13 +62,8 @@ int cbb_create_floor_cached(const char *path) {
     }
     struct statx st;
     if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME, &st) != 0) return -errno;
-    union {
-        struct file_handle handle;
-        char bytes[sizeof(struct file_handle) + 128];
-    } buffer;
-    buffer.handle.handle_bytes = 128;
-    int mount_id = 0;
-    if (name_to_handle_at(AT_FDCWD, path, &buffer.handle, &mount_id, 0) != 0) return -errno;
+    int rc = handle_of(path);
+    if (rc != 0) return rc;
     struct pollfd fds[2] = {{queue, POLLIN, 0}, {table, POLLPRI, 0}};
     return poll(fds, 2, 0) < 0 ? -errno : 0;
 }

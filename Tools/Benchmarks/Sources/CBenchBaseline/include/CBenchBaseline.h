@@ -13,13 +13,6 @@ int cbb_statx(const char *path, uint64_t *inode);
 /** statx of path, then name_to_handle_at of path (128-byte handle buffer); 0 or -errno. */
 int cbb_statx_handle(const char *path);
 
-/** Our resolve path's syscalls, bare: open(O_PATH), statx and name_to_handle_at of it, close. */
-int cbb_resolve_floor(const char *path);
-
-/** Our create path's syscalls, bare: statx of every ancestor, then open(O_PATH), statx,
- *  readlinkat(/proc/self/fd/N), name_to_handle_at, close. */
-int cbb_create_floor(const char *path);
-
 /** A creation whose directory is in the ancestor cache, bare: statx and name_to_handle_at of the
  *  path, one poll of an inotify queue and /proc/self/mountinfo. */
 int cbb_create_floor_cached(const char *path);
