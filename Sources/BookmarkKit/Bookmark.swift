@@ -15,17 +15,27 @@ public struct Bookmark: Sendable, Hashable {
         // In place: a `didSet` observer would make `bookmark.record.fileName = …` copy the
         // record first (get, then set), so the edit would copy its TOCs and entries as well.
         _modify {
-            recordedCache = RecordedCache()
+            forgetRecorded()
             yield &storedRecord
         }
         set {
-            recordedCache = RecordedCache()
+            forgetRecorded()
             storedRecord = newValue
         }
     }
 
     /// The storage of ``record``.
     private var storedRecord: BookmarkRecord
+
+    /// Drops what was derived from the old record: emptied in place when no copy shares the
+    /// cache (an edit right after decoding), otherwise replaced, so copies keep theirs.
+    private mutating func forgetRecorded() {
+        if isKnownUniquelyReferenced(&recordedCache) {
+            recordedCache.forget()
+        } else {
+            recordedCache = RecordedCache()
+        }
+    }
 
     /// What resolution compares against, derived from ``record`` once (on first resolution) and
     /// shared by copies; replaced whenever ``record`` changes. Not part of equality or hashing.
@@ -76,6 +86,9 @@ final class RecordedCache: Sendable {
     private let value = Mutex<Recorded?>(nil)
 
     init() {}
+
+    /// Forgets the derived facts (the record changed).
+    func forget() { value.withLock { $0 = nil } }
 
     /// The recorded facts of `record`, which must be the record this cache belongs to.
     func recorded(for record: BookmarkRecord) throws(BookmarkError) -> Recorded {
