@@ -212,6 +212,12 @@ public struct BookmarkRecord: Sendable, Hashable {
 
     // MARK: - Volumes
 
+    /// The target volume's path, name and UUID alone (see ``BookmarkVolume/init(identityIn:)``):
+    /// cheaper than ``volume`` when the other volume facts are not needed.
+    public var volumeIdentity: BookmarkVolume {
+        document.targetTOC.map(BookmarkVolume.init(identityIn:)) ?? BookmarkVolume()
+    }
+
     /// The target's volume: the volume keys of TOC 1.
     public var volume: BookmarkVolume {
         get { document.targetTOC.map(BookmarkVolume.init(toc:)) ?? BookmarkVolume() }
@@ -267,6 +273,12 @@ public struct BookmarkRecord: Sendable, Hashable {
     public func embeddedAliasRecord() throws(BookmarkFormatError) -> AliasRecord? {
         guard let data = aliasData else { return nil }
         return try AliasRecord(decoding: data)
+    }
+
+    /// Our per-file Linux facts alone (generation, handle, birth time, subvolume, mount-relative
+    /// path), with the volume's facts `nil`: cheaper than ``linux`` when those are not needed.
+    public var linuxFileFacts: LinuxFileFacts {
+        document.targetTOC.map { LinuxFileFacts(toc: $0, includingVolumeFacts: false) } ?? LinuxFileFacts()
     }
 
     /// Our Linux facts (string keys under ``LinuxKeys/prefix``). Setting a birth time outside

@@ -154,13 +154,19 @@ public struct LinuxFileFacts: Sendable, Hashable {
 
     /// Reads the facts from `toc` (values of an unexpected type read as `nil`).
     public init(toc: BookmarkTOC) {
+        self.init(toc: toc, includingVolumeFacts: true)
+    }
+
+    /// ``init(toc:)``, or the per-file facts alone (the volume's left `nil`).
+    init(toc: BookmarkTOC, includingVolumeFacts: Bool) {
         generation = toc[LinuxKeys.generation]?.integerValue.map { UInt64(bitPattern: $0) }
         handleType = toc[LinuxKeys.handleType]?.integerValue.flatMap { Int32(exactly: $0) }
         handle = toc[LinuxKeys.handle]?.dataValue
         birthTime = toc[LinuxKeys.birthTime]?.integerValue.map(LinuxTimestamp.init(totalNanoseconds:))
         subvolumeID = toc[LinuxKeys.subvolumeID]?.integerValue.map { UInt64(bitPattern: $0) }
-        volumeUUIDSource = toc[LinuxKeys.volumeUUIDSource]?.stringValue.map(VolumeUUIDSource.init(rawValue:))
         mountRelativePath = toc[LinuxKeys.mountRelativePath]?.byteString
+        guard includingVolumeFacts else { return }
+        volumeUUIDSource = toc[LinuxKeys.volumeUUIDSource]?.stringValue.map(VolumeUUIDSource.init(rawValue:))
         fsType = toc[LinuxKeys.fsType]?.stringValue
         fsid = toc[LinuxKeys.fsid]?.dataValue.flatMap(LinuxFSID.init(bytes:))
     }

@@ -40,7 +40,8 @@ final class Recorded: Sendable {
         filePath = FilePath(bytes: path)
         fileIDs = (record.fileIDs ?? []).map { $0.map { UInt64(bitPattern: $0) } }
         inode = record.fileID.map { UInt64(bitPattern: $0) } ?? fileIDs.last.flatMap { $0 }
-        let linux = record.linux
+        // Only what resolution uses: the volume's own Linux facts are not read.
+        let linux = record.linuxFileFacts
         generation = linux.generation
         birthTime = linux.birthTime.map { Timestamp(seconds: $0.seconds, nanoseconds: $0.nanoseconds) }
         subvolume = linux.subvolumeID
@@ -50,7 +51,7 @@ final class Recorded: Sendable {
             handle = nil
         }
         isDirectory = record.resourceProperties?.contains(BookmarkPropertyFlags.isDirectory) ?? false
-        let volume = record.volume
+        let volume = record.volumeIdentity
         volumeUUID = volume.uuid
         volumeName = volume.name?.string
         volumePath = volume.path?.bytes

@@ -84,3 +84,33 @@ struct RecordItemSetterTests {
         #expect(byItems.resourceProperties == flags)
     }
 }
+
+@Suite("Partial readers agree with the full ones")
+struct PartialReaderTests {
+    static func check(_ record: BookmarkRecord) {
+        let identity = record.volumeIdentity
+        let volume = record.volume
+        #expect(identity.path == volume.path && identity.name == volume.name && identity.uuid == volume.uuid)
+        #expect(identity.url == nil && identity.capacity == nil && identity.creationDate == nil)
+        let file = record.linuxFileFacts
+        var expected = record.linux
+        expected.volumeUUIDSource = nil
+        expected.fsType = nil
+        expected.fsid = nil
+        #expect(file == expected)
+    }
+
+    @Test("fixtures", arguments: Fixtures.goodNames)
+    func fixtures(_ name: String) throws { Self.check(try Fixtures.record(name)) }
+
+    @Test func randomRecordsAndOurLinuxKeys() throws {
+        for seed in 0..<200 as Range<UInt64> {
+            var record = RandomRecords.record(seed: seed, interop: false)
+            try record.setLinuxFacts(LinuxFileFacts(
+                generation: seed, handleType: 1, handle: [1, 2, 3], subvolumeID: seed % 3 == 0 ? 256 : nil,
+                volumeUUIDSource: .ext4Ioctl, mountRelativePath: "/a/b", fsType: "ext4", fsid: LinuxFSID(1, 2)))
+            Self.check(record)
+            Self.check(try BookmarkRecord(decoding: try record.encoded()))
+        }
+    }
+}
