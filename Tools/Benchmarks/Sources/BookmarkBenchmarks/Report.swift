@@ -53,7 +53,10 @@ struct MetricResult: Codable {
     var ratioText: String {
         switch target {
         case .rateAtLeast: return "\(Int(1 / comparison.oursMedian))/s"
-        default: return comparison.ratio.map { format($0, $0 < 0.1 ? 4 : 2) + "×" } ?? "—"
+        default:
+            // A row without a baseline (a rate measured alone) shows its rate.
+            if baseline.isEmpty, comparison.oursMedian > 0 { return "\(Int(1 / comparison.oursMedian))/s" }
+            return comparison.ratio.map { format($0, $0 < 0.1 ? 4 : 2) + "×" } ?? "—"
         }
     }
 }

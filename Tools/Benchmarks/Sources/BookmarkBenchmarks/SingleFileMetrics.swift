@@ -219,10 +219,13 @@ struct Bench {
             comparison, note: "moved to another top-level folder")
     }
 
-    /// Decoding and re-encoding one bookmark's bytes; and the same with one key changed between
-    /// the two, so that encoding cannot only copy what it decoded.
+    /// Decoding and re-encoding a bookmark; and the same with one key changed between the two, so
+    /// that encoding cannot only copy what it decoded.
+    ///
+    /// The issue asks for a 700-byte bookmark. Ours are larger (our Linux keys, and this volume is
+    /// mounted five levels deep: at least 1,272 bytes), so the target row decodes a real macOS
+    /// bookmark of 684 bytes from the shared fixtures (`fq-sample2.book`), and a second row ours.
     mutating func codec() throws -> [MetricResult] {
-        // The issue asks for a 700-byte bookmark: take the candidate closest to that size.
         let deep = FilePath(full(try deepProjectFile().file))
         let shallow = FilePath(full(workload.otherFiles.first { !used.contains($0) && $0.hasPrefix("Downloads/") } ?? "Downloads"))
         let candidates = try [
@@ -231,25 +234,46 @@ struct Bench {
             Bookmark.create(for: shallow, volumes: volumes).data(),
             Bookmark.create(for: shallow, options: .minimalBookmark, volumes: volumes).data(),
         ]
-        let bytes = candidates.min { abs($0.count - 700) < abs($1.count - 700) } ?? candidates[0]
-        let unchanged = try measure.alone {
-            let decoded = try Bookmark(data: bytes)
-            _ = try decoded.data()
+        let ours = candidates.min { abs($0.count - 700) < abs($1.count - 700) } ?? candidates[0]
+        var rows: [MetricResult] = []
+        if let apple = Self.appleFixture("fq-sample2.book") {
+            rows.append(MetricResult(
+                "decode + encode a 700-byte bookmark (macOS)", baseline: "—", target: .rateAtLeast(500_000),
+                try roundTrip(apple), note: "\(apple.count)-byte macOS bookmark (shared fixture fq-sample2.book), one core"))
+            rows.append(MetricResult(
+                "↳ same, changing one key (fileName) before encoding", baseline: "—", target: .none,
+                try roundTrip(apple, editing: true), note: "the changed item goes through the value encoder"))
+        } else {
+            print("  (codec: ../shared/fixtures/apple/fq-sample2.book not found; only our own bookmark is measured)")
         }
+        rows.append(MetricResult(
+            "↳ decode + encode one of our bookmarks", baseline: "—", target: .none, try roundTrip(ours),
+            note: "\(ours.count)-byte bookmark made here (Linux keys included), one core"))
+        rows.append(MetricResult(
+            "↳ same, changing one key (fileName) before encoding", baseline: "—", target: .none,
+            try roundTrip(ours, editing: true), note: "the changed item goes through the value encoder"))
+        return rows
+    }
+
+    /// Times `Bookmark(data:)` then `.data()`, optionally setting the file name in between.
+    func roundTrip(_ bytes: [UInt8], editing: Bool = false) throws -> Comparison {
         let renamed = ByteString("renamed.txt")
-        let edited = try measure.alone {
+        return try measure.alone {
             var decoded = try Bookmark(data: bytes)
-            decoded.record.fileName = renamed
+            if editing { decoded.record.fileName = renamed }
             _ = try decoded.data()
         }
-        return [
-            MetricResult(
-                "decode + encode a bookmark", baseline: "—", target: .rateAtLeast(500_000), unchanged,
-                note: "\(bytes.count)-byte bookmark, one core"),
-            MetricResult(
-                "↳ decode + change one key (fileName) + encode", baseline: "—", target: .rateAtLeast(500_000), edited,
-                note: "the changed item goes through the value encoder"),
-        ]
+    }
+
+    /// A macOS bookmark from `../shared/fixtures/apple` beside the repository (found from this
+    /// source file's path, as the tests find it), or `nil` when it is not there.
+    static func appleFixture(_ name: String) -> [UInt8]? {
+        var root = FilePath(#filePath)
+        for _ in 0..<5 { root.removeLastComponent() }  // …/Tools/Benchmarks/Sources/BookmarkBenchmarks/X.swift
+        let path = root.removingLastComponent().appending("shared/fixtures/apple").appending(name)
+        guard let file = try? OwnedDescriptor.open(path) else { return nil }
+        defer { try? file.close() }
+        return try? file.readToEnd(limit: 1 << 20)
     }
 
     /// Opening a file beneath a root with the secure layer (`openat2` with `RESOLVE_BENEATH`, the
