@@ -229,24 +229,22 @@ final class AncestorCache: Sendable {
 /// The directories on a path, as creation records them: kept ready to copy into each bookmark
 /// made below them, so that their names and IDs are built once per directory, not per bookmark.
 struct AncestorChain: Sendable {
-    /// The inode numbers of the directories on the path, `/` excluded, in order.
-    let inodes: [UInt64]
-    /// The path's components (key `0x1004` without the object's own name).
-    let components: [ByteString]
-    /// ``inodes`` as the per-component file IDs (key `0x1005` without the object's own).
-    let fileIDs: [Int64?]
-    /// ``components`` and ``fileIDs`` as the record's items, made once: every creation in the
-    /// directory shares them instead of building (and later freeing) a boxed item per component.
+    /// The path's components as the record's items (key `0x1004` without the object's own name),
+    /// made once: every creation in the directory shares them instead of building (and later
+    /// freeing) a boxed item per component.
     let componentItems: [BookmarkItem]
+    /// The directories' inode numbers as the record's items (key `0x1005` without the object's own).
     let fileIDItems: [BookmarkItem]
 
+    /// `inodes`: those of the directories on `path`, `/` excluded, in order.
     init(path: [UInt8], inodes: [UInt64]) {
-        self.inodes = inodes
-        components = splitComponents(path).map(ByteString.init(bytes:))
-        fileIDs = inodes.map { Int64(bitPattern: $0) }
-        componentItems = components.map(BookmarkRecord.pathComponentItem)
-        fileIDItems = fileIDs.map(BookmarkRecord.fileIDItem)
+        componentItems = splitComponents(path).map { BookmarkRecord.pathComponentItem(ByteString(bytes: $0)) }
+        fileIDItems = inodes.map { BookmarkRecord.fileIDItem(Int64(bitPattern: $0)) }
     }
+
+    /// Whether there is one inode per component (a path that changed shape while it was being
+    /// examined would not give that; the caller then examines it itself).
+    var isConsistent: Bool { componentItems.count == fileIDItems.count }
 }
 
 /// `/`, then every prefix of an absolute directory path ending at a component: `/a/b` gives

@@ -39,7 +39,7 @@ extension Bookmark {
             let id = target.id
             let real = target.path
             var record = template(for: id.volume, options: options, volumes: directory)
-            try fill(&record, path: real, id: id, options: options, ancestors: target.ancestors, volumes: directory)
+            try fill(&record, path: real, id: id, options: options, ancestors: target.ancestors)
             if !options.contains(.minimalBookmark) {
                 // Size and modification time always go in: the cross-volume heuristic needs them.
                 // Set or removed every time: the template holds placeholders for them.
@@ -66,15 +66,14 @@ extension Bookmark {
     /// - Parameters:
     ///   - ancestors: The inode numbers of the directories on the path (from the ancestor cache),
     ///     or `nil` to examine each with `statx`.
-    ///   - volumes: Where the mount point's birth time is remembered, if anywhere.
     static func fill(
         _ record: inout BookmarkRecord, path bytes: [UInt8], id: FileID, options: BookmarkCreationOptions,
-        ancestors: AncestorChain? = nil, volumes: VolumeDirectory? = nil
+        ancestors: AncestorChain? = nil
     ) throws {
         let name = lastComponent(bytes)
         // The directories' names and IDs come ready-made from the cache when it had them, as the
         // record's items: shared with every other creation in the directory.
-        let chain = ancestors.flatMap { $0.components.count == $0.fileIDs.count ? $0 : nil }
+        let chain = ancestors.flatMap { $0.isConsistent ? $0 : nil }
         if let chain, let name {
             let nameString = ByteString(bytes: name)
             var items = chain.componentItems

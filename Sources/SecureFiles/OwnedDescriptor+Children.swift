@@ -51,12 +51,7 @@ extension FilePath {
     /// A path from raw bytes, lossless for names that are not UTF-8 (a NUL truncates).
     public init(bytes: [UInt8]) {
         let count = bytes.firstIndex(of: 0) ?? bytes.count
-        // One temporary C string, no intermediate arrays (this runs for every search hit).
-        self = withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer in
-            guard let base = buffer.baseAddress else { return FilePath() }
-            for index in 0..<count { base[index] = CChar(bitPattern: bytes[index]) }
-            base[count] = 0
-            return FilePath(platformString: base)
-        }
+        // One temporary C string on the stack, no intermediate arrays (this runs for every search hit).
+        self = withCName(count == bytes.count ? bytes : Array(bytes[..<count])) { FilePath(platformString: $0) }
     }
 }
