@@ -68,6 +68,8 @@ public enum SecurityViolation: Sendable, Hashable, CustomStringConvertible {
     case fileWritableByOthers(mode: UInt32)
     /// The directory holding the file is writable by group or others.
     case directoryWritableByOthers(mode: UInt32)
+    /// The file may be read or written by group or others (`mode & 0o077`), where a secret is required.
+    case fileAccessibleByOthers(mode: UInt32)
     /// The object is not a regular file (a FIFO, device, socket, directory or symlink).
     case notRegular(FileKind)
     /// The file has more than one hard link where exactly one was required.
@@ -89,6 +91,7 @@ public enum SecurityViolation: Sendable, Hashable, CustomStringConvertible {
         case .owner: return "owner"
         case .fileWritableByOthers: return "fileWritableByOthers"
         case .directoryWritableByOthers: return "directoryWritableByOthers"
+        case .fileAccessibleByOthers: return "fileAccessibleByOthers"
         case .notRegular: return "notRegular"
         case .linkCount: return "linkCount"
         case .caseCollision: return "caseCollision"
@@ -107,6 +110,8 @@ public enum SecurityViolation: Sendable, Hashable, CustomStringConvertible {
         case .fileWritableByOthers(let mode): return "file mode 0o\(String(mode & 0o7777, radix: 8)) is group- or world-writable"
         case .directoryWritableByOthers(let mode):
             return "directory mode 0o\(String(mode & 0o7777, radix: 8)) is group- or world-writable"
+        case .fileAccessibleByOthers(let mode):
+            return "file mode 0o\(String(mode & 0o7777, radix: 8)) lets group or others access it; a secret must be 0600 or stricter"
         case .notRegular(let kind): return "not a regular file (\(kind.rawValue))"
         case .linkCount(let count): return "\(count) hard links where 1 is required"
         case .caseCollision(let existing, let requested):

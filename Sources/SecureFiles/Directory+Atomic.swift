@@ -24,6 +24,71 @@ public enum RenameMode: String, Sendable, Hashable {
     }
 }
 
+/// How ``Directory/replace(_:contents:options:)`` writes the new file and what it accepts at the name.
+public struct ReplaceOptions: Sendable, Hashable {
+    /// The permission bits the new file gets.
+    public enum Permissions: Sendable, Hashable {
+        /// Exactly these bits, whatever the umask and whatever the replaced file had.
+        case exactly(FilePermissions)
+        /// The replaced file's permission bits (`0o777` of them: setuid, setgid and sticky are
+        /// dropped), or these when there is no file to replace.
+        case keepExisting(otherwise: FilePermissions)
+    }
+
+    /// The new file's permission bits. Default: exactly `0600`.
+    public var permissions: Permissions
+    /// Extended attributes set on the new file before it is renamed into place, so readers never
+    /// see the file without them.
+    public var extendedAttributes: [ExtendedAttribute]
+    /// When `true`, an attribute the file system does not support (`ENOTSUP`) is skipped and named
+    /// in ``ReplaceOutcome/unsupportedAttributes``; when `false` (the default) it fails the call.
+    public var skipsUnsupportedAttributes: Bool
+    /// When `true`, the call fails with `ENOENT` if there is nothing at the name to replace (for
+    /// refreshing a file in place). Default `false`: the file is created.
+    public var mustExist: Bool
+    /// When `true` (the default), anything at the name that is not a regular file (a symlink, a
+    /// directory, a FIFO, a device) is refused with ``SecurityViolation/notRegular(_:)`` and left as
+    /// it is. When `false`, a symlink or special file at the name is replaced (never followed).
+    public var replacesOnlyRegularFiles: Bool
+
+    /// Creates options; every parameter has the default described on its property.
+    public init(
+        permissions: Permissions = .exactly([.ownerReadWrite]), extendedAttributes: [ExtendedAttribute] = [],
+        skipsUnsupportedAttributes: Bool = false, mustExist: Bool = false, replacesOnlyRegularFiles: Bool = true
+    ) {
+        self.permissions = permissions
+        self.extendedAttributes = extendedAttributes
+        self.skipsUnsupportedAttributes = skipsUnsupportedAttributes
+        self.mustExist = mustExist
+        self.replacesOnlyRegularFiles = replacesOnlyRegularFiles
+    }
+}
+
+/// One extended attribute to write: a name (such as `user.com.apple.FinderInfo`) and its value.
+public struct ExtendedAttribute: Sendable, Hashable {
+    /// The attribute's full name, namespace included (`user.…`, `trusted.…`).
+    public var name: String
+    /// The value's bytes.
+    public var value: [UInt8]
+
+    /// Creates an attribute.
+    public init(name: String, value: [UInt8]) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// What ``Directory/replace(_:contents:options:)`` did.
+public struct ReplaceOutcome: Sendable, Hashable {
+    /// The object that was at the name and is now replaced, or `nil` when the file was created.
+    public var replaced: ObjectIdentity?
+    /// The new file.
+    public var written: ObjectIdentity
+    /// Attributes the file system refused with `ENOTSUP` and that were skipped (only with
+    /// ``ReplaceOptions/skipsUnsupportedAttributes``).
+    public var unsupportedAttributes: [String]
+}
+
 extension Directory {
     /// Publishes a new file at `path` atomically: readers see nothing, then the complete file with
     /// exactly `permissions`; an existing entry at the name is never replaced (`EEXIST`).
@@ -42,14 +107,13 @@ extension Directory {
         try scoped { () throws(FileSystemError) in
             let bytes = pathBytes(path)
             Audit.intent("Directory.publish", bytes, ["mode": octal(permissions.rawValue), "bytes": String(contents.count)])
-            try checkMode(permissions.rawValue, allowed: 0o777, path: bytes)
-            let (parent, name) = try splitForCreation(bytes)
-            try refuseCaseCollision(name, in: parent, path: bytes)
+            let (parent, name) = try prepareWrite(bytes, permissions: permissions.rawValue)
+            let content = Content(bytes: contents, permissions: permissions.rawValue, attributes: [], skipsUnsupported: false)
             let dirfd = try parent.raw("openat")
             switch Sys.openat(dirfd, ".", LinuxFlags.tmpfile | O_RDWR | O_CLOEXEC, 0o600) {
             case .success(let fd):
                 let temporary = OwnedDescriptor(adopting: fd, openedPath: path)
-                try fill(temporary, contents, permissions: permissions.rawValue, path: bytes)
+                _ = try fill(temporary, content, path: bytes)
                 do throws(FileSystemError) {
                     try linkTemporary(temporary, into: parent, name: name, path: bytes)
                 } catch {
@@ -57,11 +121,11 @@ extension Directory {
                     // CAP_DAC_READ_SEARCH, a file system that refuses) degrades to a named temporary.
                     guard error.errno != .fileExists else { throw error }
                     Audit.policy(.temporaryNameFallback(errno: error.errno))
-                    try publishThroughTemporaryName(contents, permissions: permissions.rawValue, parent: parent, name: name, path: bytes)
+                    try publishThroughTemporaryName(content, parent: parent, name: name, path: bytes)
                 }
             case .failure(let errno) where [.notSupported, .isDirectory, .invalidArgument].contains(errno):
                 Audit.policy(.temporaryNameFallback(errno: errno))
-                try publishThroughTemporaryName(contents, permissions: permissions.rawValue, parent: parent, name: name, path: bytes)
+                try publishThroughTemporaryName(content, parent: parent, name: name, path: bytes)
             case .failure(let errno):
                 throw FileSystemError(syscall: "openat", errno: errno, path: path)
             }
@@ -73,22 +137,52 @@ extension Directory {
     /// Replaces the file at `path` atomically (or creates it): readers see the old complete file
     /// or the new one, never a torn one, and after a crash one of the two survives.
     ///
-    /// Implementation details: a random name created with `O_CREAT|O_EXCL|O_NOFOLLOW` `0600` in
-    /// the same directory, written, `fchmod` to exactly `permissions`, `fsync`, `renameat2` over
-    /// the name (a symlink at the name is replaced, never followed), `fsync` of the directory.
-    public func replace(_ path: FilePath, contents: [UInt8], permissions: FilePermissions = [.ownerReadWrite])
-        throws(FileSystemError)
+    /// - Parameters:
+    ///   - path: The file; its parent is resolved by the root's policy.
+    ///   - contents: The new file's bytes.
+    ///   - options: The new file's permissions (exact, or kept from the replaced file), extended
+    ///     attributes, whether the file must already exist, and whether anything but a regular
+    ///     file at the name is refused (the default).
+    /// - Returns: The identities of the replaced and the new file, and any skipped attributes.
+    /// - Throws: ``FileSystemError``: `ENOENT` with ``ReplaceOptions/mustExist`` and nothing there;
+    ///   ``SecurityViolation/notRegular(_:)`` for a symlink, directory or special file at the name
+    ///   (with ``ReplaceOptions/replacesOnlyRegularFiles``); the failing call otherwise. On any
+    ///   failure the temporary file is removed and the old file is untouched.
+    ///
+    /// Implementation details: `statx(parent, name, AT_SYMLINK_NOFOLLOW)` of what is there; a
+    /// random name created with `O_CREAT|O_EXCL|O_NOFOLLOW` `0600` in the same directory, written,
+    /// `fsetxattr` for each attribute, `fchmod` to the chosen bits, `fsync`, `renameat2` over the
+    /// name (an entry swapped in after the check is replaced, never followed), `fsync` of the directory.
+    @discardableResult
+    public func replace(_ path: FilePath, contents: [UInt8], options: ReplaceOptions = ReplaceOptions())
+        throws(FileSystemError) -> ReplaceOutcome
     {
-        try scoped { () throws(FileSystemError) in
+        try scoped { () throws(FileSystemError) -> ReplaceOutcome in
             let bytes = pathBytes(path)
-            Audit.intent("Directory.replace", bytes, ["mode": octal(permissions.rawValue), "bytes": String(contents.count)])
-            try checkMode(permissions.rawValue, allowed: 0o777, path: bytes)
-            let (parent, name) = try splitForCreation(bytes)
-            try refuseCaseCollision(name, in: parent, path: bytes)
+            Audit.intent("Directory.replace", bytes, ["options": options.auditDescription, "bytes": String(contents.count)])
+            if case .exactly(let permissions) = options.permissions { try checkMode(permissions.rawValue, allowed: 0o777, path: bytes) }
+            let (parent, name) = try prepareWrite(bytes, permissions: nil)
+            let existing = try existingEntry(name, in: parent, path: bytes)
+            if existing == nil && options.mustExist {
+                throw FileSystemError(syscall: "statx", errno: .noSuchFileOrDirectory, path: path)
+            }
+            if let existing, options.replacesOnlyRegularFiles, existing.kind != .regular {
+                throw Audit.reject(.notRegular(existing.kind), path: bytes, syscall: "statx", errno: .invalidArgument)
+            }
+            let permissions: UInt32
+            switch options.permissions {
+            case .exactly(let chosen): permissions = chosen.rawValue
+            case .keepExisting(let otherwise):
+                permissions = existing.map { $0.permissions & 0o777 } ?? (otherwise.rawValue & 0o777)
+            }
+            let content = Content(
+                bytes: contents, permissions: permissions, attributes: options.extendedAttributes,
+                skipsUnsupported: options.skipsUnsupportedAttributes)
             let (temporary, temporaryName) = try createTemporary(in: parent, for: name, path: bytes)
             let dirfd = try parent.raw("renameat2")
+            let unsupported: [String]
             do throws(FileSystemError) {
-                try fill(temporary, contents, permissions: permissions.rawValue, path: bytes)
+                unsupported = try fill(temporary, content, path: bytes)
             } catch {
                 _ = withCName(temporaryName) { Sys.unlinkat(dirfd, $0, 0) }
                 throw error
@@ -98,8 +192,9 @@ extension Directory {
                 _ = withCName(temporaryName) { Sys.unlinkat(dirfd, $0, 0) }
                 throw FileSystemError(syscall: "renameat2", errno: errno, path: path)
             }
-            try confirmIdentity(temporary, parent: parent, name: name, path: bytes)
+            let written = try confirmIdentity(temporary, parent: parent, name: name, path: bytes)
             try syncDirectory(parent, path: bytes)
+            return ReplaceOutcome(replaced: existing?.identity, written: written, unsupportedAttributes: unsupported)
         }
     }
 
@@ -131,14 +226,43 @@ extension Directory {
 
     // MARK: Steps
 
+    /// What a writer puts in a new file before it becomes visible.
+    private struct Content {
+        var bytes: [UInt8]
+        var permissions: UInt32
+        var attributes: [ExtendedAttribute]
+        var skipsUnsupported: Bool
+    }
+
+    /// The steps every writer shares: the mode checked, the parent resolved by the policy and the
+    /// final name split off, and a case-folding collision refused.
+    private func prepareWrite(_ path: [UInt8], permissions: UInt32?) throws(FileSystemError) -> (OwnedDescriptor, [UInt8]) {
+        if let permissions { try checkMode(permissions, allowed: 0o777, path: path) }
+        let (parent, name) = try splitForCreation(path)
+        try refuseCaseCollision(name, in: parent, path: path)
+        return (parent, name)
+    }
+
+    /// The status of the entry `name` in `parent` without following a symlink, or `nil` if absent.
+    private func existingEntry(_ name: [UInt8], in parent: OwnedDescriptor, path: [UInt8]) throws(FileSystemError) -> FileStatus? {
+        let dirfd = try parent.raw("statx")
+        do throws(FileSystemError) {
+            return try FileStatus.statx(
+                dirfd: dirfd, path: FilePath(bytes: name), flags: AT_SYMLINK_NOFOLLOW, errorPath: FilePath(bytes: path))
+        } catch {
+            guard error.errno == .noSuchFileOrDirectory else { throw error }
+            return nil
+        }
+    }
+
     /// A random name with `O_EXCL`, filled, then moved to `name` without replacing; the temporary
     /// name is removed whatever fails.
     private func publishThroughTemporaryName(
-        _ contents: [UInt8], permissions: UInt32, parent: OwnedDescriptor, name: [UInt8], path: [UInt8]
+        _ content: Content, parent: OwnedDescriptor, name: [UInt8], path: [UInt8]
     ) throws(FileSystemError) {
         let (temporary, temporaryName) = try createTemporary(in: parent, for: name, path: path)
         do throws(FileSystemError) {
-            try fill(temporary, contents, permissions: permissions, path: path)
+            _ = try fill(temporary, content, path: path)
         } catch {
             if let dirfd = parent.rawValue { _ = withCName(temporaryName) { Sys.unlinkat(dirfd, $0, 0) } }
             throw error
@@ -146,17 +270,29 @@ extension Directory {
         try moveTemporary(temporaryName, in: parent, to: name, path: path)
     }
 
-    private func fill(_ fd: OwnedDescriptor, _ contents: [UInt8], permissions: UInt32, path: [UInt8]) throws(FileSystemError) {
+    /// Writes the bytes, sets the attributes and the exact mode, then `fsync`: the file is
+    /// complete on disk before any name points at it. Returns the attributes skipped as unsupported.
+    private func fill(_ fd: OwnedDescriptor, _ content: Content, path: [UInt8]) throws(FileSystemError) -> [String] {
         var offset = 0
-        while offset < contents.count {
+        while offset < content.bytes.count {
             let written = try fd.using("write") { raw in
-                contents[offset...].withUnsafeBytes { Sys.write(raw, $0) }
+                content.bytes[offset...].withUnsafeBytes { Sys.write(raw, $0) }
             }
             if written <= 0 { throw FileSystemError(syscall: "write", errno: .ioError, path: FilePath(bytes: path)) }
             offset += written
         }
-        try setExactMode(fd, permissions, path: path)
+        var unsupported: [String] = []
+        for attribute in content.attributes {
+            do throws(FileSystemError) {
+                try fd.setExtendedAttribute(attribute.name, to: attribute.value)
+            } catch {
+                guard content.skipsUnsupported, error.errno == .notSupported else { throw error }
+                unsupported.append(attribute.name)
+            }
+        }
+        try setExactMode(fd, content.permissions, path: path)
         _ = try fd.using("fsync") { Sys.fsync($0) }
+        return unsupported
     }
 
     private func linkTemporary(_ temporary: OwnedDescriptor, into parent: OwnedDescriptor, name: [UInt8], path: [UInt8])
@@ -217,5 +353,20 @@ extension Directory {
     func syncDirectory(_ parent: OwnedDescriptor, path: [UInt8]) throws(FileSystemError) {
         let directory = try openAt(parent, [UInt8(ascii: ".")], flags: O_RDONLY | O_DIRECTORY, mode: 0, path: path)
         _ = try directory.using("fsync") { Sys.fsync($0) }
+    }
+}
+
+extension ReplaceOptions {
+    /// `mode=0o644 attributes=1 mustExist regularOnly`, for the audit log.
+    var auditDescription: String {
+        var parts: [String] = []
+        switch permissions {
+        case .exactly(let bits): parts.append("mode=" + octal(bits.rawValue))
+        case .keepExisting(let otherwise): parts.append("mode=keep(" + octal(otherwise.rawValue) + ")")
+        }
+        if !extendedAttributes.isEmpty { parts.append("attributes=\(extendedAttributes.count)") }
+        if mustExist { parts.append("mustExist") }
+        if replacesOnlyRegularFiles { parts.append("regularOnly") }
+        return parts.joined(separator: " ")
     }
 }

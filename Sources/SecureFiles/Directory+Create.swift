@@ -50,18 +50,33 @@ extension Directory {
         }
     }
 
-    /// Creates one directory at `path` with exactly `permissions` (plus `S_ISGID` inherited from
-    /// a setgid parent) and returns it as a root sharing this root's log and policy.
+    /// Creates a directory at `path` with exactly `permissions` (plus `S_ISGID` inherited from a
+    /// setgid parent) and returns it as a root sharing this root's log and policy.
     ///
-    /// - Throws: ``FileSystemError``: `EEXIST` if anything exists at the name;
-    ///   ``SecurityViolation/modeOutOfRange(_:)`` for setuid, setgid or sticky bits.
-    public func createDirectory(_ path: FilePath, permissions: FilePermissions = [.ownerReadWriteExecute])
-        throws(FileSystemError) -> Directory
-    {
+    /// - Parameters:
+    ///   - path: The new directory; its parent is resolved by the root's policy.
+    ///   - permissions: The exact permission bits of every directory this call creates (at most `0o777`).
+    ///   - withIntermediateDirectories: `false` (the default): exactly one directory is made, and
+    ///     anything at the name is `EEXIST`. `true`: `mkdir -p`, as `FileManager`'s parameter of the
+    ///     same name: missing parents are made too, and an existing directory is returned as it is
+    ///     (its mode untouched). The longest existing prefix is resolved by the root's policy; every
+    ///     missing component is then made with `mkdirat` relative to its parent's descriptor and
+    ///     opened with `O_NOFOLLOW|O_DIRECTORY`, so a directory swapped for a symlink mid-walk is
+    ///     never followed.
+    /// - Throws: ``FileSystemError``: `EEXIST`; `ENOTDIR` when a component exists and is not a
+    ///   directory (a dangling symlink included); `ENOENT` for `..` in the part that does not exist
+    ///   yet; ``SecurityViolation/modeOutOfRange(_:)`` for setuid, setgid, sticky or bits above `0o777`.
+    @discardableResult
+    public func createDirectory(
+        _ path: FilePath, permissions: FilePermissions = [.ownerReadWriteExecute], withIntermediateDirectories: Bool = false
+    ) throws(FileSystemError) -> Directory {
         try scoped { () throws(FileSystemError) -> Directory in
             let bytes = pathBytes(path)
-            Audit.intent("Directory.createDirectory", bytes, ["mode": octal(permissions.rawValue)])
+            Audit.intent(
+                "Directory.createDirectory", bytes,
+                ["mode": octal(permissions.rawValue), "intermediates": String(withIntermediateDirectories)])
             try checkMode(permissions.rawValue, allowed: 0o777, path: bytes)
+            if withIntermediateDirectories { return try createDirectoryAndParents(bytes, permissions: permissions.rawValue) }
             let (parent, name) = try splitForCreation(bytes)
             try refuseCaseCollision(name, in: parent, path: bytes)
             return try makeDirectory(name, in: parent, permissions: permissions.rawValue, path: bytes, tolerateExisting: false)
@@ -113,8 +128,9 @@ extension Directory {
     }
 
     /// Confirms that `fd` is the entry `name` in `parent` (device and inode) and records it as created.
+    @discardableResult
     func confirmIdentity(_ fd: OwnedDescriptor, parent: OwnedDescriptor, name: [UInt8], path: [UInt8])
-        throws(FileSystemError)
+        throws(FileSystemError) -> ObjectIdentity
     {
         let mine = try fd.status()
         let dirfd = try parent.raw("statx")
@@ -124,6 +140,7 @@ extension Directory {
             throw Audit.reject(.identityChanged, path: path, syscall: "statx", errno: .resourceTemporarilyUnavailable)
         }
         Audit.policy(.created(path: path, identity: mine.identity))
+        return mine.identity
     }
 
     /// `mkdirat` + open with `O_NOFOLLOW|O_DIRECTORY` + exact mode. With `tolerateExisting`, an

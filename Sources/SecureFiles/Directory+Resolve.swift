@@ -52,6 +52,23 @@ extension Directory {
         }
     }
 
+    /// Reads the whole file at `path` beneath the root, refusing more than `limit` bytes.
+    ///
+    /// The file is opened `O_RDONLY|O_NONBLOCK|O_NOCTTY` (a FIFO or a terminal never blocks the
+    /// open), then read to its end. For files whose owner and mode must be checked before they are
+    /// trusted, use ``readVerified(_:verification:limit:)``.
+    ///
+    /// - Throws: ``FileSystemError``: the open's errors, `EFBIG` past `limit`, `EAGAIN` from an
+    ///   empty FIFO.
+    public func readFile(_ path: FilePath, limit: Int = 16 << 20) throws(FileSystemError) -> [UInt8] {
+        try scoped { () throws(FileSystemError) -> [UInt8] in
+            Audit.intent("Directory.readFile", pathBytes(path), ["limit": String(limit)])
+            let fd = try resolve(
+                pathBytes(path), display: path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY, policy: policy)
+            return try fd.readToEnd(limit: limit)
+        }
+    }
+
     /// The status of `path` beneath the root, without following a trailing symlink.
     ///
     /// Implementation details: resolves with `O_PATH|O_NOFOLLOW`, then `statx` on the descriptor.
@@ -75,6 +92,13 @@ extension Directory {
         let root = try rootFD("openat2")
         let openFlags = flags | O_CLOEXEC
         let displayPath = display ?? FilePath(bytes: path)
+        if policy.isPlainOpen {
+            // Unconfined: the kernel's own resolution, which is exactly openat.
+            switch withCName(path, { Sys.openat(root, $0, openFlags, 0) }) {
+            case .success(let fd): return OwnedDescriptor(adopting: fd, openedPath: displayPath)
+            case .failure(let errno): throw FileSystemError(syscall: "openat", errno: errno, path: displayPath)
+            }
+        }
         if backend == .automatic, kernelResolverFailed.withLock({ $0 }) == nil {
             var attempt = 0
             while true {
@@ -101,6 +125,14 @@ extension Directory {
                 }
                 break
             }
+        }
+        if policy.scope == .unconfined {
+            // The walker confines to its root; an unconfined lookup with restrictions has no
+            // user-space equivalent here, so it is refused rather than resolved less strictly:
+            // ENOSYS/EPERM when openat2 is missing, EAGAIN when a rename storm outlasted the retries.
+            let errno = backend == .walker
+                ? .notSupported : kernelResolverFailed.withLock { $0 } ?? .resourceTemporarilyUnavailable
+            throw FileSystemError(syscall: "openat2", errno: errno, path: displayPath)
         }
         var walker = PathWalker(root: root, policy: policy)
         switch walker.open(path, flags: openFlags) {

@@ -7,57 +7,40 @@ import SystemPackage
 // MARK: - mkdir -p and rm -r that cannot be redirected outside the root
 
 extension Directory {
-    /// Creates `path` and any missing parents (`mkdir -p`) and returns the last one.
-    ///
-    /// The longest existing prefix is resolved by the root's policy (so symlinks inside the root
-    /// are followed, and escapes refused); every missing component is then made with `mkdirat`
-    /// relative to the descriptor of its parent and opened with `O_NOFOLLOW|O_DIRECTORY`, so a
-    /// directory swapped for a symlink mid-walk is never followed. New directories get exactly
-    /// `permissions` (plus an inherited `S_ISGID`); existing ones are left as they are.
-    ///
-    /// - Throws: ``FileSystemError``: `ENOENT` for `..` in the part that does not exist yet,
-    ///   `ENOTDIR` when a component exists and is not a directory (a dangling symlink included),
-    ///   ``SecurityViolation/modeOutOfRange(_:)`` for setuid, setgid, sticky or bits above `0o777`.
-    public func mkdirAll(_ path: FilePath, permissions: FilePermissions = [.ownerReadWriteExecute])
-        throws(FileSystemError) -> Directory
-    {
-        try scoped { () throws(FileSystemError) -> Directory in
-            let bytes = pathBytes(path)
-            Audit.intent("Directory.mkdirAll", bytes, ["mode": octal(permissions.rawValue)])
-            try checkMode(permissions.rawValue, allowed: 0o777, path: bytes)
-            if bytes.isEmpty || bytes.contains(0) {
-                throw Audit.reject(.invalidName(bytes), path: bytes, syscall: "mkdirat", errno: .invalidArgument)
-            }
-            let absolute = bytes.first == UInt8(ascii: "/")
-            let components = PathComponents.split(bytes).components
-            var existing = components.count
-            var base: OwnedDescriptor
-            while true {
-                var prefix = (absolute ? [UInt8(ascii: "/")] : []) + joined(components[0..<existing])
-                if prefix.isEmpty { prefix = [UInt8(ascii: ".")] }
-                do throws(FileSystemError) {
-                    base = try resolve(prefix, flags: LinuxFlags.path | O_DIRECTORY, policy: policy)
-                    break
-                } catch {
-                    guard error.errno == .noSuchFileOrDirectory, existing > 0 else { throw error }
-                    existing -= 1
-                }
-            }
-            var current = Directory(
-                descriptor: base, policy: policy, auditLog: auditLog, backend: backend, caseFolding: caseFolding,
-                kernelResolverFailed: kernelResolverFailed.withLock { $0 })
-            if components[existing...].contains([0x2E, 0x2E]) {
-                // `..` in the part that does not exist yet: refused before anything is created.
-                throw FileSystemError(syscall: "mkdirat", errno: .noSuchFileOrDirectory, path: path)
-            }
-            for name in components[existing...] {
-                if name == [0x2E] { continue }
-                try refuseCaseCollision(name, in: current.descriptor, path: bytes)
-                current = try current.makeDirectory(
-                    name, in: current.descriptor, permissions: permissions.rawValue, path: bytes, tolerateExisting: true)
-            }
-            return current
+    /// `mkdir -p` for ``createDirectory(_:permissions:withIntermediateDirectories:)``.
+    func createDirectoryAndParents(_ bytes: [UInt8], permissions: UInt32) throws(FileSystemError) -> Directory {
+        if bytes.isEmpty || bytes.contains(0) {
+            throw Audit.reject(.invalidName(bytes), path: bytes, syscall: "mkdirat", errno: .invalidArgument)
         }
+        let absolute = bytes.first == UInt8(ascii: "/")
+        let components = PathComponents.split(bytes).components
+        var existing = components.count
+        var base: OwnedDescriptor
+        while true {
+            var prefix = (absolute ? [UInt8(ascii: "/")] : []) + joined(components[0..<existing])
+            if prefix.isEmpty { prefix = [UInt8(ascii: ".")] }
+            do throws(FileSystemError) {
+                base = try resolve(prefix, flags: LinuxFlags.path | O_DIRECTORY, policy: policy)
+                break
+            } catch {
+                guard error.errno == .noSuchFileOrDirectory, existing > 0 else { throw error }
+                existing -= 1
+            }
+        }
+        var current = Directory(
+            descriptor: base, policy: policy, auditLog: auditLog, backend: backend, caseFolding: caseFolding,
+            kernelResolverFailed: kernelResolverFailed.withLock { $0 })
+        if components[existing...].contains([0x2E, 0x2E]) {
+            // `..` in the part that does not exist yet: refused before anything is created.
+            throw FileSystemError(syscall: "mkdirat", errno: .noSuchFileOrDirectory, path: FilePath(bytes: bytes))
+        }
+        for name in components[existing...] {
+            if name == [0x2E] { continue }
+            try refuseCaseCollision(name, in: current.descriptor, path: bytes)
+            current = try current.makeDirectory(
+                name, in: current.descriptor, permissions: permissions, path: bytes, tolerateExisting: true)
+        }
+        return current
     }
 
     /// Removes `path` and, if it is a directory, everything below it (`rm -r`). A missing path

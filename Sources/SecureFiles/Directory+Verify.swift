@@ -62,6 +62,9 @@ extension Directory {
                 throw Audit.reject(.owner(uid: status.uid), path: path, syscall: "statx", errno: .permissionDenied)
             }
         }
+        if verification.refusesAccessByOthers && status.mode & 0o077 != 0 {
+            throw Audit.reject(.fileAccessibleByOthers(mode: status.mode), path: path, syscall: "statx", errno: .permissionDenied)
+        }
         if verification.refusesWritableByOthers && status.mode & 0o022 != 0 {
             throw Audit.reject(.fileWritableByOthers(mode: status.mode), path: path, syscall: "statx", errno: .permissionDenied)
         }

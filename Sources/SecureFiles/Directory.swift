@@ -69,6 +69,24 @@ public final class Directory: Sendable, CustomStringConvertible {
         self.init(descriptor: fd, policy: policy, auditLog: auditLog, backend: backend, caseFolding: CaseFoldingCache())
     }
 
+    /// The process's own view of the file system: the working directory (`AT_FDCWD`, following
+    /// `chdir`) with the ``ResolutionPolicy/unconfined`` policy, so absolute paths start at `/`
+    /// and relative ones at the working directory, resolved exactly as the kernel resolves them.
+    ///
+    /// This is the entry point for paths the caller trusts: a path a user typed, a path a bookmark
+    /// recorded and the library then verifies by identity. Every operation still goes through the
+    /// secure layer (one seam, one audit log, exclusive creation, exact modes, atomic replace).
+    /// For names taken from untrusted data inside a tree, open a root with
+    /// ``init(opening:relativeTo:policy:auditLog:backend:)`` and work beneath it instead.
+    ///
+    /// ```swift
+    /// let status = try Directory.current.status(of: "/etc/hostname")
+    /// let fd = try Directory.current.open("notes.txt")        // relative to the working directory
+    /// ```
+    public static let current = Directory(
+        descriptor: .workingDirectory, policy: .unconfined, auditLog: nil, backend: .automatic,
+        caseFolding: CaseFoldingCache())
+
     /// Adopts an open directory descriptor (any access mode) as a root.
     public convenience init(
         adopting descriptor: OwnedDescriptor, policy: ResolutionPolicy = .beneath, auditLog: (any SyscallObserver)? = nil,

@@ -47,6 +47,64 @@ extension OwnedDescriptor {
     }
 }
 
+extension OwnedDescriptor {
+    /// Opens the entry `name` of this directory, never following a symlink at the name: with
+    /// ``OpenOptions/pathOnly`` a symlink is opened itself, otherwise it fails with `ELOOP`. One
+    /// component cannot lead anywhere but into this directory, so no resolution policy is needed;
+    /// searches and walkers that read a directory's entries open them with this.
+    ///
+    /// - Parameters:
+    ///   - name: One component (no `/`, not `.` or `..`), as raw bytes.
+    ///   - options: Access mode and flags; `O_NOFOLLOW` and `O_CLOEXEC` are always added and creation
+    ///     flags are refused (`EINVAL`): create through ``Directory``.
+    /// - Throws: ``FileSystemError`` naming `openat`.
+    ///
+    /// The corresponding C function is `openat`.
+    public func openChild(_ name: [UInt8], options: OpenOptions = .readOnly) throws(FileSystemError) -> OwnedDescriptor {
+        guard PathComponents.isPlainName(name), options.rawValue & (O_CREAT | LinuxFlags.tmpfile) == 0 else {
+            throw FileSystemError(syscall: "openat", errno: .invalidArgument, path: FilePath(bytes: name))
+        }
+        let dirfd = try raw("openat")
+        switch withCName(name, { Sys.openat(dirfd, $0, options.rawValue | O_NOFOLLOW | O_CLOEXEC, 0) }) {
+        case .success(let fd): return OwnedDescriptor(adopting: fd, openedPath: FilePath(bytes: name))
+        case .failure(let errno): throw FileSystemError(syscall: "openat", errno: errno, path: FilePath(bytes: name))
+        }
+    }
+
+    /// Opens the object this descriptor names again, with other options: typically an `O_PATH`
+    /// descriptor, checked first, upgraded to one that can read or write. The result is the same
+    /// object whatever happened to its path since (it is reached through `/proc/self/fd/N`, which
+    /// names the object, not a path), so a check made on this descriptor holds for the new one.
+    ///
+    /// - Parameter options: Access mode and flags (`O_CLOEXEC` added; creation flags and
+    ///   `O_NOFOLLOW` refused with `EINVAL`, since the link is the object itself).
+    /// - Throws: ``FileSystemError`` naming `openat`: `ENOENT` when `/proc` is not mounted,
+    ///   `ENXIO` for a socket, the object's own permission errors (`EACCES`).
+    ///
+    /// Implementation details: `openat(AT_FDCWD, "/proc/self/fd/N", flags)`, then `statx` on both
+    /// descriptors to confirm the device and inode (``SecurityViolation/identityChanged`` otherwise).
+    public func reopen(options: OpenOptions) throws(FileSystemError) -> OwnedDescriptor {
+        guard options.rawValue & (O_CREAT | LinuxFlags.tmpfile | O_NOFOLLOW) == 0 else {
+            throw FileSystemError(syscall: "openat", errno: .invalidArgument, path: openedPath)
+        }
+        let fd = try raw("openat")
+        let link = Array("/proc/self/fd/\(fd)".utf8)
+        let reopened: OwnedDescriptor
+        switch withCName(link, { Sys.openat(atCurrentDirectory, $0, options.rawValue | O_CLOEXEC, 0) }) {
+        case .success(let new): reopened = OwnedDescriptor(adopting: new, openedPath: openedPath)
+        case .failure(let errno): throw FileSystemError(syscall: "openat", errno: errno, path: openedPath)
+        }
+        let before = try status()
+        let after = try reopened.status()
+        guard before.device == after.device, before.inode == after.inode else {
+            throw Audit.reject(
+                .identityChanged, path: openedPath.map { PathBytes($0).bytes } ?? [], syscall: "openat",
+                errno: .resourceTemporarilyUnavailable)
+        }
+        return reopened
+    }
+}
+
 extension FilePath {
     /// A path from raw bytes, lossless for names that are not UTF-8 (a NUL truncates).
     public init(bytes: [UInt8]) {

@@ -29,10 +29,18 @@ public final class OwnedDescriptor: Sendable, CustomStringConvertible {
         if fd >= 0 { _ = Sys.close(fd) }
     }
 
+    /// The process's working directory as a descriptor (`AT_FDCWD`): it follows `chdir`, is never
+    /// closed, and ``close()`` on it does nothing. ``Directory/current`` is built on it.
+    package static let workingDirectory = OwnedDescriptor(adopting: atCurrentDirectory, openedPath: ".")
+
+    /// Whether this is ``workingDirectory`` (`AT_FDCWD`).
+    package var isWorkingDirectory: Bool { state.withLock { $0 } == atCurrentDirectory }
+
     /// The descriptor number while open, or `nil` after ``close()``. Do not close it yourself.
+    /// For the working directory it is `AT_FDCWD` (-100), which every `*at` call accepts.
     public var rawValue: CInt? {
         let fd = state.withLock { $0 }
-        return fd >= 0 ? fd : nil
+        return fd >= 0 || fd == atCurrentDirectory ? fd : nil
     }
 
     /// Closes the descriptor now. Closing twice is harmless.
@@ -41,10 +49,10 @@ public final class OwnedDescriptor: Sendable, CustomStringConvertible {
     public func close() throws(FileSystemError) {
         let fd = state.withLock { value -> CInt in
             let old = value
-            value = -1
+            if old != atCurrentDirectory { value = -1 }
             return old
         }
-        guard fd >= 0 else { return }
+        guard fd >= 0 else { return }  // closed already, or AT_FDCWD
         if case .failure(let errno) = Sys.close(fd) {
             throw FileSystemError(syscall: "close", errno: errno, path: openedPath)
         }
@@ -59,7 +67,7 @@ public final class OwnedDescriptor: Sendable, CustomStringConvertible {
     /// Runs `body` with the raw descriptor; a closed descriptor fails as EBADF for `syscall`.
     func using<T>(_ syscall: String, _ body: (CInt) -> Result<T, Errno>) throws(FileSystemError) -> T {
         let fd = state.withLock { $0 }
-        guard fd >= 0 else { throw FileSystemError(syscall: syscall, errno: .badFileDescriptor, path: openedPath) }
+        guard fd >= 0 || fd == atCurrentDirectory else { throw FileSystemError(syscall: syscall, errno: .badFileDescriptor, path: openedPath) }
         switch body(fd) {
         case .success(let value): return value
         case .failure(let errno): throw FileSystemError(syscall: syscall, errno: errno, path: openedPath)

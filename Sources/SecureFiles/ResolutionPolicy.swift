@@ -1,12 +1,17 @@
 /// How a path given to a ``Directory`` is resolved beneath it.
 ///
-/// Magic links (`/proc/…/exe`, `/proc/…/fd/N`, `/proc/…/root`) are always refused, whatever the
-/// policy. The presets:
+/// Under ``beneath`` and ``inRoot``, magic links (`/proc/…/exe`, `/proc/…/fd/N`, `/proc/…/root`)
+/// are always refused. The presets:
 ///
 /// | preset | absolute paths, absolute symlinks, `..` above the root | kernel flags |
 /// |---|---|---|
 /// | ``beneath`` (default) | an error (`EXDEV`, ``SecurityViolation/escape``) | `RESOLVE_BENEATH` |
 /// | ``inRoot`` | clamped to the root, as if the root were `/` | `RESOLVE_IN_ROOT` |
+/// | ``unconfined`` | resolved as the kernel resolves any path: absolute from `/` | none (`openat`) |
+///
+/// ``unconfined`` is for paths the caller trusts (a path a user typed, a path the library
+/// recorded itself), through ``Directory/current``; never for names taken from untrusted data
+/// inside a tree.
 ///
 /// ``noSymlinks`` and ``noMountCrossing`` add `RESOLVE_NO_SYMLINKS` and `RESOLVE_NO_XDEV`.
 public struct ResolutionPolicy: Sendable, Hashable, CustomStringConvertible {
@@ -16,6 +21,11 @@ public struct ResolutionPolicy: Sendable, Hashable, CustomStringConvertible {
         case beneath
         /// The root acts as `/` (libpathrs, chroot): escapes are clamped.
         case inRoot
+        /// No confinement: the kernel's own resolution, exactly as `openat` (absolute paths from
+        /// `/`, symlinks and magic links followed, `..` anywhere). With ``refusesSymlinks`` or
+        /// ``refusesMountCrossing`` it needs `openat2` (Linux 5.6); where that is missing the
+        /// call fails with `ENOSYS` rather than resolve less strictly than asked.
+        case unconfined
     }
 
     /// The scope.
@@ -40,6 +50,11 @@ public struct ResolutionPolicy: Sendable, Hashable, CustomStringConvertible {
     public static let beneath = ResolutionPolicy(scope: .beneath)
     /// Escapes are clamped to the root.
     public static let inRoot = ResolutionPolicy(scope: .inRoot)
+    /// No confinement: the kernel's own resolution, for trusted paths (see ``Scope/unconfined``).
+    public static let unconfined = ResolutionPolicy(scope: .unconfined)
+
+    /// Whether resolving under this policy is a plain `openat` (nothing for `openat2` to enforce).
+    var isPlainOpen: Bool { scope == .unconfined && !refusesSymlinks && !refusesMountCrossing }
 
     /// This policy with every symlink refused.
     public var noSymlinks: ResolutionPolicy {
@@ -57,8 +72,12 @@ public struct ResolutionPolicy: Sendable, Hashable, CustomStringConvertible {
 
     /// The `RESOLVE_*` bits for `openat2`.
     var resolveFlags: UInt64 {
-        var flags: UInt64 = 0x02  // RESOLVE_NO_MAGICLINKS, always
-        flags |= scope == .beneath ? 0x08 : 0x10
+        var flags: UInt64 = 0
+        switch scope {
+        case .beneath: flags |= 0x02 | 0x08  // RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH
+        case .inRoot: flags |= 0x02 | 0x10  // RESOLVE_NO_MAGICLINKS | RESOLVE_IN_ROOT
+        case .unconfined: break
+        }
         if refusesSymlinks { flags |= 0x04 }
         if refusesMountCrossing { flags |= 0x01 }
         return flags

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What must be true of a file, checked on the *opened* descriptor, before its contents are trusted.
 ///
 /// Apple's secure-coding advice, made an API: the owner is the caller or root, neither the file
@@ -24,20 +28,31 @@ public struct VerificationPolicy: Sendable, Hashable {
     public var refusesWritableDirectory: Bool
     /// Require exactly one hard link.
     public var requiresSingleLink: Bool
+    /// Refuse a file that group or others may access at all (`mode & 0o077`): for secrets such as
+    /// signing keys, which must be `0600` or stricter.
+    public var refusesAccessByOthers: Bool
 
     /// Creates a policy. Regular files only is always required.
     public init(
         owner: Owner = .selfOrRoot, refusesWritableByOthers: Bool = true, refusesWritableDirectory: Bool = true,
-        requiresSingleLink: Bool = true
+        requiresSingleLink: Bool = true, refusesAccessByOthers: Bool = false
     ) {
         self.owner = owner
         self.refusesWritableByOthers = refusesWritableByOthers
         self.refusesWritableDirectory = refusesWritableDirectory
         self.requiresSingleLink = requiresSingleLink
+        self.refusesAccessByOthers = refusesAccessByOthers
     }
 
     /// Every check on: owner self or root, no group/world write on file or directory, one link.
     public static let strict = VerificationPolicy()
+    /// A secret of this user: owned by the caller's effective uid (not even root), no access at
+    /// all for group or others (`0600` or stricter); its directory and link count are not checked.
+    public static var ownSecret: VerificationPolicy {
+        VerificationPolicy(
+            owner: .uids([UInt32(geteuid())]), refusesWritableByOthers: true, refusesWritableDirectory: false,
+            requiresSingleLink: false, refusesAccessByOthers: true)
+    }
     /// Regular file only; owner, modes and links not checked.
     public static let regularFileOnly = VerificationPolicy(
         owner: .anyone, refusesWritableByOthers: false, refusesWritableDirectory: false, requiresSingleLink: false)

@@ -74,7 +74,7 @@ final class AuditLogTests {
         let log = AuditLog()
         let root = try Directory(opening: FilePath(directory), auditLog: log)
         log.clear()
-        _ = try root.mkdirAll("x/y/z")
+        _ = try root.createDirectory("x/y/z", withIntermediateDirectories: true)
         _ = try root.createFile("x/y/z/f")
         try root.replace("x/r", contents: [1, 2, 3])
         _ = try? root.open("escape-link2")
@@ -210,7 +210,7 @@ final class AuditLogTests {
             let log = AuditLog(faults: [SyscallFault(call: call, errno: errno)])
             let root = try Directory(opening: FilePath(base), auditLog: log)
             let error = try #require(throws: FileSystemError.self) {
-                _ = try root.mkdirAll(FilePath("fault-\(call)/deeper"))
+                _ = try root.createDirectory(FilePath("fault-\(call)/deeper"), withIntermediateDirectories: true)
                 try root.removeAll(FilePath("fault-\(call)"))
                 try root.replace(FilePath("fault-\(call)-file"), contents: [1])
             }

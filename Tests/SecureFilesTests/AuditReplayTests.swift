@@ -88,7 +88,7 @@ struct AuditReplayTests {
         let root = try Directory(opening: FilePath(original), auditLog: log)
         let rootIdentity = try root.status().identity
         log.clear()
-        _ = try root.mkdirAll("x/y/z", permissions: FilePermissions(rawValue: 0o750))
+        _ = try root.createDirectory("x/y/z", permissions: FilePermissions(rawValue: 0o750), withIntermediateDirectories: true)
         _ = try root.createFile("x/y/z/f", permissions: FilePermissions(rawValue: 0o640))
         try root.createSymlink("x/l", target: Array("y".utf8))
         _ = try root.open("x/l/z/f")

@@ -134,31 +134,31 @@ struct CreationTests {
             try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
             try TreeFixture.build("basic-tree.txt", under: base)
             let root = try Directory(opening: FilePath(base), backend: backend)
-            let made = try root.mkdirAll("new/deep/er", permissions: FilePermissions(rawValue: 0o750))
+            let made = try root.createDirectory("new/deep/er", permissions: FilePermissions(rawValue: 0o750), withIntermediateDirectories: true)
             #expect(try made.status().permissions == 0o750)
             #expect(permissions(base + "/new") == 0o750 && permissions(base + "/new/deep") == 0o750)
-            _ = try root.mkdirAll("new/deep/er")  // existing: fine
-            _ = try root.mkdirAll("b/c/../c/d/../new2")
+            _ = try root.createDirectory("new/deep/er", withIntermediateDirectories: true)  // existing: fine
+            _ = try root.createDirectory("b/c/../c/d/../new2", withIntermediateDirectories: true)
             #expect(exists(base + "/b/c/new2"))
-            _ = try root.mkdirAll("link1/target_rel/made-through-link")  // symlinks inside the root are followed
+            _ = try root.createDirectory("link1/target_rel/made-through-link", withIntermediateDirectories: true)  // symlinks inside the root are followed
             #expect(exists(base + "/target/made-through-link"))
             let cases: [(String, Errno)] = [
                 ("b-file/subdir", .notDirectory), ("a-fake1", .notDirectory), ("a/x/y/../z", .noSuchFileOrDirectory),
                 ("loop/link/foo", .improperLink), ("escape-link1/x", .improperLink), ("../x", .improperLink),
             ]
             for (path, errno) in cases {
-                let error = try #require(throws: FileSystemError.self) { try root.mkdirAll(FilePath(path)) }
+                let error = try #require(throws: FileSystemError.self) { try root.createDirectory(FilePath(path), withIntermediateDirectories: true) }
                 #expect(error.errno == errno, "\(path): \(error)")
             }
             #expect(!exists(base + "/a/x"))
             let inRoot = try Directory(opening: FilePath(base), policy: .inRoot, backend: backend)
-            let loop = try #require(throws: FileSystemError.self) { try inRoot.mkdirAll("loop/link/foo") }
+            let loop = try #require(throws: FileSystemError.self) { try inRoot.createDirectory("loop/link/foo", withIntermediateDirectories: true) }
             #expect(loop.errno == .tooManySymbolicLinkLevels)
-            _ = try inRoot.mkdirAll("escape-link1/clamped")
+            _ = try inRoot.createDirectory("escape-link1/clamped", withIntermediateDirectories: true)
             #expect(exists(base + "/target/clamped"))
             for mode: UInt32 in [0o4777, 0o2777, 0o1777, 0o12340777] {
                 let error = try #require(throws: FileSystemError.self) {
-                    try root.mkdirAll("never", permissions: FilePermissions(rawValue: mode))
+                    try root.createDirectory("never", permissions: FilePermissions(rawValue: mode), withIntermediateDirectories: true)
                 }
                 #expect(error.violation == .modeOutOfRange(mode))
             }
@@ -166,7 +166,7 @@ struct CreationTests {
             // A setgid parent passes its group and S_ISGID on.
             try FileManager.default.createDirectory(atPath: base + "/sgid", withIntermediateDirectories: true)
             #expect(chown(base + "/sgid", 0, 12345) == 0 && chmod(base + "/sgid", 0o2775) == 0)
-            let child = try root.mkdirAll("sgid/child", permissions: FilePermissions(rawValue: 0o750))
+            let child = try root.createDirectory("sgid/child", permissions: FilePermissions(rawValue: 0o750), withIntermediateDirectories: true)
             let status = try child.status()
             #expect(status.gid == 12345)
             #expect(status.permissions == 0o2750)
@@ -249,23 +249,58 @@ struct CreationTests {
         }
     }
 
-    @Test("atomic replace: replaces a symlink instead of following it, exact mode, old or new only", arguments: kinds)
+    @Test("atomic replace: refuses a symlink or directory by default, replaces a symlink (never following it) when asked, exact mode, old or new only", arguments: kinds)
     func replace(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in
             let base = volume.path("root")
-            try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: base + "/adir", withIntermediateDirectories: true)
             try TreeFixture.makeFile(volume.path("outside"), Array("secret".utf8), contents: Array("outside".utf8))
             _ = symlink(volume.path("outside/secret"), base + "/config")
             let log = AuditLog()
             let root = try Directory(opening: FilePath(base), auditLog: log)
-            try root.replace("config", contents: Array("v1".utf8), permissions: FilePermissions(rawValue: 0o600))
+            // The default refuses anything but a regular file, and leaves it as it was.
+            let refused = try #require(throws: FileSystemError.self) { try root.replace("config", contents: Array("v0".utf8)) }
+            #expect(refused.violation == .notRegular(.symlink))
+            let directory = try #require(throws: FileSystemError.self) { try root.replace("adir", contents: [1]) }
+            #expect(directory.violation == .notRegular(.directory))
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: base + "/config") == volume.path("outside/secret"))
+            // Allowed: the link is replaced, never followed.
+            var options = ReplaceOptions(permissions: .exactly(FilePermissions(rawValue: 0o600)), replacesOnlyRegularFiles: false)
+            let first = try root.replace("config", contents: Array("v1".utf8), options: options)
+            #expect(first.replaced?.kind == .symlink)
             #expect(try String(contentsOfFile: volume.path("outside/secret"), encoding: .utf8) == "outside")
             #expect(try String(contentsOfFile: base + "/config", encoding: .utf8) == "v1")
-            try root.replace("config", contents: Array("v2".utf8), permissions: FilePermissions(rawValue: 0o644))
+            options.permissions = .exactly(FilePermissions(rawValue: 0o644))
+            let second = try root.replace("config", contents: Array("v2".utf8), options: options)
+            #expect(second.replaced == first.written)
             #expect(try String(contentsOfFile: base + "/config", encoding: .utf8) == "v2")
             #expect(permissions(base + "/config") == 0o644)
             #expect(log.effects(named: "fsync").count >= 4)  // file and directory, twice
             #expect(log.effects(named: "renameat2").allSatisfy { $0.call.flags == 0 })
+            // Keep the existing mode; the fallback applies only to a new file.
+            _ = chmod(base + "/config", 0o640)
+            try root.replace("config", contents: Array("v3".utf8), options: ReplaceOptions(permissions: .keepExisting(otherwise: [.ownerReadWrite])))
+            #expect(permissions(base + "/config") == 0o640)
+            try root.replace("fresh", contents: [1], options: ReplaceOptions(permissions: .keepExisting(otherwise: FilePermissions(rawValue: 0o604))))
+            #expect(permissions(base + "/fresh") == 0o604)
+            // Must exist: nothing is created.
+            let missing = try #require(throws: FileSystemError.self) {
+                try root.replace("absent", contents: [1], options: ReplaceOptions(mustExist: true))
+            }
+            #expect(missing.errno == .noSuchFileOrDirectory)
+            #expect(!exists(base + "/absent"))
+            // Extended attributes are on the file before it has its name.
+            let attribute = ExtendedAttribute(name: "user.swift-bookmarks.test", value: Array("value".utf8))
+            let outcome = try root.replace(
+                "tagged", contents: [7], options: ReplaceOptions(extendedAttributes: [attribute], skipsUnsupportedAttributes: true))
+            if outcome.unsupportedAttributes.isEmpty {
+                let tagged = try root.open("tagged")
+                #expect(try tagged.extendedAttribute(attribute.name) == attribute.value)
+            } else {
+                #expect(outcome.unsupportedAttributes == [attribute.name], "only user xattrs may be refused, on \(kind)")
+            }
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: base).filter { $0.contains(".tmp-") }
+            #expect(leftovers.isEmpty, "\(leftovers)")
         }
     }
 
@@ -292,7 +327,7 @@ struct CreationTests {
             _ = try root.createDirectory("empty")
             try root.remove("empty")
             #expect(!exists(base + "/dangling") && !exists(base + "/c") && !exists(base + "/empty"))
-            _ = try root.mkdirAll("full/x")
+            _ = try root.createDirectory("full/x", withIntermediateDirectories: true)
             let notEmpty = try #require(throws: FileSystemError.self) { try root.remove("full") }
             #expect(notEmpty.errno == .directoryNotEmpty)
             // A subdirectory is a root of its own: its parent is outside it.

@@ -217,11 +217,11 @@ struct RaceTests {
                         created += 1
                     } catch { refused += 1 }
                     do {
-                        _ = try root.mkdirAll(FilePath("dir/m\(index)/x/y"))
+                        _ = try root.createDirectory(FilePath("dir/m\(index)/x/y"), withIntermediateDirectories: true)
                         made += 1
                     } catch { refused += 1 }
                     do {
-                        _ = try root.mkdirAll("dir/victim/sub")
+                        _ = try root.createDirectory("dir/victim/sub", withIntermediateDirectories: true)
                         _ = try? root.createFile("dir/victim/sub/sentinel")
                         try root.removeAll("dir/victim")
                         removed += 1
@@ -252,7 +252,7 @@ struct RaceTests {
                 var completed = 0
                 var swaps = 0
                 for _ in 0..<(Self.iterations / 20) {
-                    _ = try root.mkdirAll("top/victim/sub")
+                    _ = try root.createDirectory("top/victim/sub", withIntermediateDirectories: true)
                     for name in ["a", "b", "sub/c"] { _ = try? root.createFile(FilePath("top/victim/" + name)) }
                     try root.createSymlink("top/victim-link", target: Array("../../outside/dir/victim".utf8))
                     let swapper = Swapper(rootPath + "/top", "victim", rootPath + "/top", "victim-link")
@@ -280,7 +280,7 @@ struct RaceTests {
                     group.addTask {
                         do {
                             let root = try Directory(opening: FilePath(base))
-                            _ = try root.mkdirAll(FilePath(deep))
+                            _ = try root.createDirectory(FilePath(deep), withIntermediateDirectories: true)
                             for sibling in 0..<20 { _ = try? root.createFile(FilePath("d0/s\(sibling)")) }
                         } catch { failures.add("mkdirAll round \(round): \(error)") }
                     }

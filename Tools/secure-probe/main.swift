@@ -43,12 +43,12 @@ func run(_ arguments: [String]) throws(FileSystemError) -> Int32 {
             say("file \(octalText(mode)) \(octalText(try file.status().permissions))")
         }
         for mode: UInt32 in [0o700, 0o755, 0o750, 0o777] {
-            let directory = try root.mkdirAll(FilePath("dirs/\(String(mode, radix: 8))/inner"), permissions: FilePermissions(rawValue: mode))
+            let directory = try root.createDirectory(FilePath("dirs/\(String(mode, radix: 8))/inner"), permissions: FilePermissions(rawValue: mode), withIntermediateDirectories: true)
             say("dir \(octalText(mode)) \(octalText(try directory.status().permissions))")
         }
         try root.publish("published", contents: Array("p".utf8), permissions: FilePermissions(rawValue: 0o640))
         say("publish 0o640 \(octalText(try root.status(of: "published").permissions))")
-        try root.replace("replaced", contents: Array("r".utf8), permissions: FilePermissions(rawValue: 0o604))
+        try root.replace("replaced", contents: Array("r".utf8), options: ReplaceOptions(permissions: .exactly(FilePermissions(rawValue: 0o604))))
         say("replace 0o604 \(octalText(try root.status(of: "replaced").permissions))")
         say("umask-after \(octalText(try ProcessUmask.current()))")
     case "verify":
@@ -64,7 +64,7 @@ func run(_ arguments: [String]) throws(FileSystemError) -> Int32 {
         marker("SECURE-PROBE-BEGIN")
         let root = try Directory(opening: ".")
         let walker = try Directory(opening: ".", backend: .walker)
-        _ = try root.mkdirAll("tree/a/b", permissions: [.ownerReadWriteExecute])
+        _ = try root.createDirectory("tree/a/b", permissions: [.ownerReadWriteExecute], withIntermediateDirectories: true)
         _ = try root.createFile("tree/a/file", permissions: [.ownerReadWrite])
         try root.publish("tree/published", contents: Array("hello".utf8))
         try root.replace("tree/replaced", contents: Array("one".utf8))
