@@ -21,7 +21,7 @@
     /// | `corruptData` | `.fileReadCorruptFile` (259) | `.fileReadCorruptFile` (259) |
     /// | `permissionDenied` | `.fileReadNoPermission` (257) | `.fileReadNoPermission` (257) |
     /// | `cancelled` | `.userCancelled` (3072) | `.userCancelled` (3072) |
-    /// | `fileSystem` | `.fileReadUnknown` (256) | `.fileReadUnknown` (256) |
+    /// | `fileSystem`, `objectChanged` | `.fileReadUnknown` (256) | `.fileReadUnknown` (256) |
     ///
     /// Apple's own codes for these cases, as observed: resolving a bookmark to a deleted file throws
     /// code 4 ("The file doesn't exist."); bytes that are not bookmark data throw 259 ("isn't in the
@@ -33,7 +33,7 @@
         case .corruptData: return .fileReadCorruptFile
         case .permissionDenied: return .fileReadNoPermission
         case .cancelled: return .userCancelled
-        case .fileSystem: return .fileReadUnknown
+        case .fileSystem, .objectChanged: return .fileReadUnknown
         }
     }
 

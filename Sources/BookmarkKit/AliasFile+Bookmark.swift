@@ -80,8 +80,8 @@ extension Bookmark {
         }
         let folder = record.resourceProperties.map { $0.flags & BookmarkPropertyFlags.isDirectory != 0 } ?? false
         let info = FinderInfo.alias(toFolder: folder).encoded
-        let outcome = try FilePublisher.publish(bytes, at: path, attributes: [(finderInfoAttribute, info)])
-        return AliasFileWrite(size: bytes.count, finderInfoWritten: outcome.refusedAttributes.isEmpty)
+        let outcome = try Bookmark.publish(bytes, at: path, attributes: [ExtendedAttribute(name: finderInfoAttribute, value: info)])
+        return AliasFileWrite(size: bytes.count, finderInfoWritten: outcome.unsupportedAttributes.isEmpty)
     }
 
     /// Reads the alias file (or bookmark file) at `path` (Apple's `bookmarkData(withContentsOf:)`):
@@ -97,8 +97,7 @@ extension Bookmark {
     /// missing, as after a copy to a file system without extended attributes) its content starts
     /// with the alias-file magic. Symlinks are followed; anything unreadable is not an alias.
     public static func isAliasFile(at path: FilePath) -> Bool {
-        guard let file = try? OwnedDescriptor.open(path, options: [.readOnly, .nonBlocking]) else { return false }
-        defer { try? file.close() }
+        guard let file = try? Directory.current.open(path, options: [.readOnly, .nonBlocking]) else { return false }
         guard let status = try? file.status(), status.kind == .regular else { return false }
         if let raw = try? file.extendedAttribute(finderInfoAttribute), let info = try? FinderInfo(decoding: raw),
             info.isAlias
@@ -156,15 +155,16 @@ extension Bookmark {
         bookmark.record[SignedBookmark.signatureKey] = nil
         if let signingKey { bookmark = try signingKey.sign(bookmark) }
         var out: [UInt8]
-        var attributes: [(String, [UInt8])] = []
+        var attributes: [ExtendedAttribute] = []
         do {
             switch source.container {
             case .aliasFile:
                 out = try AliasFile(bookmark: bookmark.record.document).encoded()
-                let existing = try? OwnedDescriptor.open(path, options: [.readOnly, .nonBlocking])
+                let existing = try? Directory.current.open(path, options: [.readOnly, .nonBlocking])
                     .extendedAttribute(finderInfoAttribute)
                 let folder = resolution.fileID.kind == .directory
-                attributes = [(finderInfoAttribute, (existing ?? nil) ?? FinderInfo.alias(toFolder: folder).encoded)]
+                let info = (existing ?? nil) ?? FinderInfo.alias(toFolder: folder).encoded
+                attributes = [ExtendedAttribute(name: finderInfoAttribute, value: info)]
             case .bookmarkData, .aliasRecord:
                 out = try bookmark.record.encoded()
             }
@@ -172,23 +172,7 @@ extension Bookmark {
             throw BookmarkError(.corruptData, error.description, formatError: error)
         }
         if source.wasBase64 { out = Array((Data(out).base64EncodedString() + "\n").utf8) }
-        _ = try FilePublisher.publish(out, at: path, attributes: attributes, mustExist: true)
+        try Bookmark.publish(out, at: path, attributes: attributes, mustExist: true)
         return FileRefresh(resolution: resolution, rewritten: true, container: source.container)
     }
-
-    /// Reads a regular file of at most the decoder's input limit.
-    static func readSmallFile(_ path: FilePath) throws(BookmarkError) -> [UInt8] {
-        do throws(FileSystemError) {
-            let file = try OwnedDescriptor.open(path, options: [.readOnly, .nonBlocking])
-            defer { try? file.close() }
-            let status = try file.status()
-            guard status.kind == .regular else {
-                throw FileSystemError(syscall: "openat", errno: .invalidArgument, path: path)
-            }
-            return try file.readToEnd(limit: BookmarkDecodingLimits.default.maxInputSize)
-        } catch {
-            throw BookmarkError(error, lastKnownPath: pathBytes(path))
-        }
-    }
 }
-

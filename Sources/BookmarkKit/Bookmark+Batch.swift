@@ -80,7 +80,7 @@ extension Bookmark {
             var remaining = group.items.count
             var walker = VolumeWalker(budget: options.budget, cancellation: options.cancellation)
             var stop: VolumeWalker.Stop?
-            if let root = try? OwnedDescriptor.open(group.volume.mountPointPath, options: [.readOnly, .directory, .nonBlocking]) {
+            if let root = try? Directory.current.open(group.volume.mountPointPath, options: [.readOnly, .directory, .nonBlocking]) {
                 let volume = group.volume
                 let items = group.items
                 let base = walked

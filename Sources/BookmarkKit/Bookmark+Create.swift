@@ -237,8 +237,7 @@ extension Bookmark {
     }
 
     static func fillRelative(_ record: inout BookmarkRecord, target: [UInt8], base: FilePath) throws {
-        let baseDescriptor = try OwnedDescriptor.open(base, options: [.pathOnly, .directory])
-        defer { try? baseDescriptor.close() }
+        let baseDescriptor = try Directory.current.open(base, options: [.pathOnly, .directory])
         guard let realBase = try baseDescriptor.currentPath() else { return }
         let from = splitComponents(pathBytes(realBase))
         let to = splitComponents(target)

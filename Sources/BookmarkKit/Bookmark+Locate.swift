@@ -31,8 +31,7 @@ extension Bookmark {
         {
             return CreationTarget(id: found, path: bytes, ancestors: chain)
         }
-        let descriptor = try OwnedDescriptor.open(path, options: [.pathOnly])
-        defer { try? descriptor.close() }
+        let descriptor = try Directory.current.open(path, options: [.pathOnly])
         let id = try FileID.identify(descriptor, volumes: volumes)
         guard let real = try descriptor.currentPathBytes() else {
             throw BookmarkError(.notFound, "the object was deleted while the bookmark was made", lastKnownPath: bytes)

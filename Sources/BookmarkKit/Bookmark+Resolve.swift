@@ -18,14 +18,19 @@ extension Bookmark {
         throws(BookmarkError) -> Resolution
     {
         let recorded = try recordedCache.recorded(for: record)
-        let directory: VolumeDirectory
-        do {
-            directory = try volumes ?? VolumeDirectory()
-        } catch {
-            throw BookmarkError(.fileSystem, "cannot read the mount table: \(error)", lastKnownPath: recorded.path)
-        }
+        let directory = try Self.mountedVolumes(volumes, lastKnownPath: recorded.path)
         var resolver = Resolver(recorded: recorded, options: options, directory: directory)
         return try resolver.run()
+    }
+
+    /// `given`, or a fresh table of the mounted volumes, or the error that says the mount table is unreadable.
+    static func mountedVolumes(_ given: VolumeDirectory?, lastKnownPath: [UInt8]?) throws(BookmarkError) -> VolumeDirectory {
+        if let given { return given }
+        do {
+            return try VolumeDirectory()
+        } catch {
+            throw BookmarkError(.fileSystem, "cannot read the mount table: \(error)", lastKnownPath: lastKnownPath)
+        }
     }
 }
 
@@ -155,7 +160,7 @@ struct Resolver {
         switch FileID.lookUpWithoutOpening(path, followSymlinks: false, volumes: directory) {
         case .success(let quick?): id = quick
         case .success(nil):
-            guard let object = try? OwnedDescriptor.open(FilePath(bytes: path), options: [.pathOnly, .noFollow]),
+            guard let object = try? Directory.current.open(bytes: path, options: [.pathOnly, .noFollow]),
                 let opened = try? FileID.identify(object, volumes: directory)
             else { return nil }
             id = opened
@@ -199,7 +204,7 @@ struct Resolver {
 
     func handleCandidate(on volume: Volume) -> HandleOutcome {
         guard options.useHandles, let handle = recorded.handle,
-            let mount = try? OwnedDescriptor.open(volume.mountPointPath, options: [.readOnly, .directory, .nonBlocking])
+            let mount = try? Directory.current.open(volume.mountPointPath, options: [.readOnly, .directory, .nonBlocking])
         else { return .unavailable }
         let opened: OwnedDescriptor
         do {

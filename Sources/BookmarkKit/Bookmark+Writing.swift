@@ -1,3 +1,4 @@
+import BookmarkFormat
 import SecureFiles
 import SystemPackage
 
@@ -13,6 +14,39 @@ extension Bookmark {
     public static func writeAtomically(
         _ bytes: [UInt8], to path: FilePath, permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
     ) throws(BookmarkError) {
-        _ = try FilePublisher.publish(bytes, at: path, permissions: permissions)
+        try publish(bytes, at: path, permissions: permissions)
+    }
+
+    /// Every file BookmarkKit writes goes through here, into the secure layer's one atomic writer
+    /// (``SecureFiles/Directory/replace(_:contents:options:)``): a new file gets `permissions`, a
+    /// replaced one keeps its mode; extended attributes the file system refuses are skipped and
+    /// reported; anything but a regular file at the name is refused and left alone.
+    @discardableResult
+    static func publish(
+        _ bytes: [UInt8], at path: FilePath, attributes: [ExtendedAttribute] = [],
+        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead], mustExist: Bool = false
+    ) throws(BookmarkError) -> ReplaceOutcome {
+        let options = ReplaceOptions(
+            permissions: .keepExisting(otherwise: permissions), extendedAttributes: attributes,
+            skipsUnsupportedAttributes: true, mustExist: mustExist)
+        do throws(FileSystemError) {
+            return try Directory.current.replace(path, contents: bytes, options: options)
+        } catch {
+            throw BookmarkError(error, lastKnownPath: PathBytes(path).bytes)
+        }
+    }
+
+    /// Reads a regular file of at most the decoder's input limit (bookmark data, alias files).
+    static func readSmallFile(_ path: FilePath) throws(BookmarkError) -> [UInt8] {
+        do throws(FileSystemError) {
+            let file = try Directory.current.open(path, options: [.readOnly, .nonBlocking])
+            let status = try file.status()
+            guard status.kind == .regular else {
+                throw FileSystemError(syscall: "openat", errno: .invalidArgument, path: path)
+            }
+            return try file.readToEnd(limit: BookmarkDecodingLimits.default.maxInputSize)
+        } catch {
+            throw BookmarkError(error, lastKnownPath: PathBytes(path).bytes)
+        }
     }
 }

@@ -15,6 +15,9 @@ public struct BookmarkError: Error, Sendable, CustomStringConvertible {
         case cancelled
         /// The file system refused access.
         case permissionDenied
+        /// The object at the resolved path was not the resolved object when it was opened (it was
+        /// replaced, moved or deleted in between), on every attempt. Nothing was opened.
+        case objectChanged
         /// Any other file system failure.
         case fileSystem
     }
@@ -65,10 +68,43 @@ public struct BookmarkError: Error, Sendable, CustomStringConvertible {
         self.init(code, error.description, lastKnownPath: lastKnownPath, fileSystemError: error)
     }
 
+    /// The error for ``Code/objectChanged``.
+    static func objectChanged(at resolution: Resolution?, attempts: Int, lastKnownPath: [UInt8]?) -> BookmarkError {
+        let place = resolution.map { PathBytes($0.path).escaped } ?? "the resolved path"
+        return BookmarkError(
+            .objectChanged,
+            "the object at \(place) changed between resolution and open, \(attempts) time\(attempts == 1 ? "" : "s"); nothing was opened",
+            lastKnownPath: lastKnownPath)
+    }
+
+    /// Converts any error from the layers below into a `BookmarkError`: the one place that does.
+    ///
+    /// A `BookmarkError` passes through; a ``SecureFiles/FileSystemError`` keeps its code and is
+    /// kept as ``fileSystemError``; a ``BookmarkFormat/BookmarkFormatError`` is `corruptData`;
+    /// anything else is `fileSystem` with its description.
+    init(converting error: any Error, lastKnownPath: [UInt8]? = nil) {
+        switch error {
+        case let error as BookmarkError: self = error
+        case let error as FileSystemError: self.init(error, lastKnownPath: lastKnownPath)
+        case let error as BookmarkFormatError:
+            self.init(.corruptData, error.description, lastKnownPath: lastKnownPath, formatError: error)
+        default: self.init(.fileSystem, String(describing: error), lastKnownPath: lastKnownPath)
+        }
+    }
+
+    /// Runs `body`, converting whatever it throws with ``init(converting:lastKnownPath:)``.
+    static func wrapping<T>(lastKnownPath: [UInt8]? = nil, _ body: () throws -> T) throws(BookmarkError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw BookmarkError(converting: error, lastKnownPath: lastKnownPath)
+        }
+    }
+
     /// `code: message (last known path …)`.
     public var description: String {
         var text = "\(code.rawValue): \(message)"
-        if let lastKnownPath { text += " (last known path \(escapedBytes(lastKnownPath)))" }
+        if let lastKnownPath { text += " (last known path \(PathBytes(lastKnownPath).escaped))" }
         return text
     }
 }

@@ -83,20 +83,12 @@ public struct FileReferenceURL: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: ``BookmarkError`` (`notFound`, `permissionDenied`, …).
     public init(for path: FilePath) throws(BookmarkError) {
-        let lastKnown = pathBytes(path)
-        do {
-            let descriptor = try OwnedDescriptor.open(path, options: [.pathOnly])
-            defer { try? descriptor.close() }
-            let id = try FileID.identify(descriptor)
-            self.init(mountID: id.mountID, inode: id.inode, generation: id.generation, isDirectory: id.kind == .directory)
-            if let real = try descriptor.currentPath() {
-                FileReferenceCache.shared.remember(self, path: pathBytes(real), handle: id.handle?.bytes)
-            }
-        } catch let error as FileSystemError {
-            throw BookmarkError(error, lastKnownPath: lastKnown)
-        } catch {
-            throw BookmarkError(.fileSystem, String(describing: error), lastKnownPath: lastKnown)
+        let (id, real) = try BookmarkError.wrapping(lastKnownPath: PathBytes(path).bytes) {
+            let descriptor = try Directory.current.open(path, options: [.pathOnly])
+            return (try FileID.identify(descriptor), try descriptor.currentPathBytes())
         }
+        self.init(mountID: id.mountID, inode: id.inode, generation: id.generation, isDirectory: id.kind == .directory)
+        if let real { FileReferenceCache.shared.remember(self, path: real, handle: id.handle?.bytes) }
     }
 }
 
@@ -152,7 +144,7 @@ extension FileReferenceURL {
         // `open_by_handle_at` and the walk need a real descriptor of the mount's root, not `O_PATH`.
         let readable: OwnedDescriptor
         do {
-            readable = try OwnedDescriptor.open(".", relativeTo: root, options: [.readOnly, .directory, .nonBlocking])
+            readable = try Directory(adopting: root).open(".", options: [.readOnly, .directory, .nonBlocking])
         } catch {
             throw BookmarkError(error, lastKnownPath: entry.mountPoint)
         }
@@ -172,7 +164,7 @@ extension FileReferenceURL {
     /// mount id; network and pseudo file systems are never touched.
     func mount(in table: MountTable) -> (MountEntry, OwnedDescriptor)? {
         for entry in table.entries where entry.category != .network && entry.category != .pseudo {
-            guard let root = try? OwnedDescriptor.open(entry.mountPointPath, options: [.pathOnly, .directory])
+            guard let root = try? Directory.current.open(entry.mountPointPath, options: [.pathOnly, .directory])
             else { continue }
             if let status = try? root.status(), status.mountID == mountID,
                 status.mountIDIsUnique || Int32(truncatingIfNeeded: mountID) == entry.mountID
@@ -224,10 +216,7 @@ extension FileReferenceURL {
         do {
             found = try walker.walk(root, path: entry.mountPoint, interesting: { $0.inode == wanted }) {
                 hit, directory, directoryPath in
-                guard let opened = try? OwnedDescriptor.open(
-                    FilePath(bytes: hit.name), relativeTo: directory, options: [.pathOnly, .noFollow])
-                else { return false }
-                defer { try? opened.close() }
+                guard let opened = try? directory.openChild(hit.name, options: [.pathOnly]) else { return false }
                 guard reference.matches(opened, volume: volume) else { return false }
                 foundPath = childPath(directoryPath, hit.name)
                 return true
@@ -296,7 +285,7 @@ final class FileReferenceCache: Sendable {
     /// The cached path when the object there is still the referenced one.
     func verifiedPath(for reference: FileReferenceURL) -> [UInt8]? {
         guard let entry = state.withLock({ $0.entries[reference] }) else { return nil }
-        guard let opened = try? OwnedDescriptor.open(FilePath(bytes: entry.path), options: [.pathOnly, .noFollow]),
+        guard let opened = try? Directory.current.open(bytes: entry.path, options: [.pathOnly, .noFollow]),
             let status = try? opened.status()
         else {
             forget(reference)

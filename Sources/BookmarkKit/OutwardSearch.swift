@@ -29,9 +29,7 @@ struct SearchGoal {
     {
         let entryPath = childPath(directoryPath, entry.name)
         func identify(_ name: [UInt8], in parent: OwnedDescriptor) -> FileID? {
-            guard let object = try? OwnedDescriptor.open(
-                FilePath(bytes: name), relativeTo: parent, options: [.pathOnly, .noFollow])
-            else { return nil }
+            guard let object = try? parent.openChild(name, options: [.pathOnly]) else { return nil }
             return try? FileID.identify(object, on: volume)
         }
         if let fingerprint {
@@ -81,8 +79,7 @@ struct OutwardSearch {
         var current = start
         var skip: UInt64?
         while true {
-            if let directory = try? OwnedDescriptor.open(
-                FilePath(bytes: current), options: [.readOnly, .directory, .nonBlocking])
+            if let directory = try? Directory.current.open(bytes: current, options: [.readOnly, .directory, .nonBlocking])
             {
                 var found: Found?
                 let goal = self.goal

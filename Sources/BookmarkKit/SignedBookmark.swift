@@ -24,6 +24,9 @@ public struct SecurityScopeError: Error, Sendable, CustomStringConvertible {
         case outsideScope
         /// The signature was valid but the bookmark could not be resolved (see ``bookmarkError``).
         case resolution
+        /// Write access was asked of a bookmark whose scope allows reading only
+        /// (``BookmarkCreationOptions/securityScopeAllowOnlyReadAccess``).
+        case readOnlyScope
     }
 
     /// The kind of refusal.
@@ -101,47 +104,32 @@ public struct SigningKey: Sendable {
         return String(cString: value)
     }
 
-    /// Loads the key at `path`, verifying the file on every load.
+    /// Loads the key at `path`, verifying the file on every load: a regular file (a symlink at the
+    /// name is refused), owned by this user, with no access at all for group or others, holding
+    /// exactly 32 bytes. The checks are made on the opened descriptor before it is read
+    /// (``SecureFiles/Directory/readVerified(_:verification:limit:)`` with
+    /// ``SecureFiles/VerificationPolicy/ownSecret``).
     ///
-    /// - Throws: ``SecurityScopeError`` `keyRejected` (with the reason).
+    /// - Throws: ``SecurityScopeError`` `keyRejected` (with the reason; a missing file keeps its
+    ///   ``SecurityScopeError/fileSystemError`` with code `notFound`).
     public static func load(from path: FilePath) throws(SecurityScopeError) -> SigningKey {
-        let file: OwnedDescriptor
-        do {
-            file = try OwnedDescriptor.open(path, options: [.readOnly, .noFollow, .nonBlocking])
+        let bytes: [UInt8]
+        do throws(FileSystemError) {
+            bytes = try Directory.current.readVerified(path, verification: .ownSecret, limit: 4096)
         } catch {
-            throw SecurityScopeError(.keyRejected, "cannot open the key file \(path): \(error)", fileSystemError: error)
+            throw SecurityScopeError(.keyRejected, "cannot use the key file \(path): \(error)", fileSystemError: error)
         }
-        defer { try? file.close() }
-        do {
-            let status = try file.status()
-            guard status.kind == .regular else {
-                throw SecurityScopeError(.keyRejected, "the key file \(path) is a \(status.kind.rawValue), not a regular file")
-            }
-            let me = OwnedDescriptor.effectiveUserID
-            guard status.uid == me else {
-                throw SecurityScopeError(
-                    .keyRejected, "the key file \(path) is owned by uid \(status.uid), not by this user (uid \(me))")
-            }
-            guard status.permissions & 0o077 == 0 else {
-                throw SecurityScopeError(
-                    .keyRejected,
-                    "the key file \(path) has mode 0\(String(status.permissions, radix: 8)); it must be 0600 (no group or other access)")
-            }
-            let bytes = try file.readToEnd(limit: 4096)
-            guard bytes.count == 32 else {
-                throw SecurityScopeError(.keyRejected, "the key file \(path) holds \(bytes.count) bytes, not 32")
-            }
-            return SigningKey(secret: bytes, path: path)
-        } catch let error as SecurityScopeError {
-            throw error
-        } catch let error as FileSystemError {
-            throw SecurityScopeError(.keyRejected, "cannot read the key file \(path): \(error)", fileSystemError: error)
-        } catch {
-            throw SecurityScopeError(.keyRejected, "cannot read the key file \(path): \(error)")
+        guard bytes.count == 32 else {
+            throw SecurityScopeError(.keyRejected, "the key file \(path) holds \(bytes.count) bytes, not 32")
         }
+        return SigningKey(secret: bytes, path: path)
     }
 
     /// Loads the key at `path`, creating it (and its directory, mode 0700) when it does not exist.
+    ///
+    /// A new key is published atomically with mode `0600` (``SecureFiles/Directory/publish(_:contents:permissions:)``):
+    /// readers never see a partial key, and when two processes create it at once, one key wins and
+    /// both load that one.
     ///
     /// - Returns: The key, and whether this call created it.
     /// - Throws: ``SecurityScopeError`` `keyRejected`.
@@ -151,67 +139,26 @@ public struct SigningKey: Sendable {
         case .failure(let error):
             guard error.fileSystemError?.code == .notFound else { throw error }
         }
-        guard let last = path.lastComponent, last.kind == .regular else {
+        let bytes = PathBytes(path)
+        guard let name = bytes.lastComponent, name != [0x2E], name != [0x2E, 0x2E] else {
             throw SecurityScopeError(.keyRejected, "not a key file path: \(path)")
         }
-        var parent = path
-        parent.removeLastComponent()
-        if parent.isEmpty { parent = "." }
-        let name = FilePath(root: nil, [last])
-        let temporary = FilePath(".\(last.string.prefix(100)).\(UInt64.random(in: 0 ... .max)).tmp")
         var created = false
         do throws(FileSystemError) {
-            let directory = try openCreatingDirectory(parent)
-            defer { try? directory.close() }
-            let file = try OwnedDescriptor.open(
-                temporary, relativeTo: directory, options: [.writeOnly, .create, .exclusive, .noFollow],
-                permissions: [.ownerReadWrite])
+            let directory = try Directory.current.createDirectory(
+                bytes.parent.filePath, permissions: [.ownerReadWriteExecute], withIntermediateDirectories: true)
+            let secret = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
             do throws(FileSystemError) {
-                defer { try? file.close() }
-                try file.setPermissions([.ownerReadWrite])
-                let secret = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
-                try file.writeAll(secret)
-                try file.synchronize()
-                try file.close()
-                do throws(FileSystemError) {
-                    try directory.linkEntry(temporary, as: name)
-                    created = true
-                } catch {
-                    guard error.code == .exists else { throw error }
-                }
-                try? directory.removeEntry(temporary)
-                try? directory.synchronize()
+                try directory.publish(PathBytes(name).filePath, contents: secret, permissions: [.ownerReadWrite])
+                created = true
             } catch {
-                try? directory.removeEntry(temporary)
-                throw error
+                // Another process published its key first: load that one.
+                guard error.code == .exists else { throw error }
             }
         } catch {
             throw SecurityScopeError(.keyRejected, "cannot create the key file \(path): \(error)", fileSystemError: error)
         }
         return (try load(from: path), created)
-    }
-
-    /// Opens `path` as a directory, creating it (mode 0700), and its parent if needed, when missing.
-    static func openCreatingDirectory(_ path: FilePath) throws(FileSystemError) -> OwnedDescriptor {
-        switch Result(catching: { () throws(FileSystemError) -> OwnedDescriptor in
-            try OwnedDescriptor.open(path, options: [.readOnly, .directory])
-        }) {
-        case .success(let directory): return directory
-        case .failure(let error):
-            guard error.code == .notFound, let last = path.lastComponent, last.kind == .regular else { throw error }
-            var parent = path
-            parent.removeLastComponent()
-            if parent.isEmpty { parent = "." }
-            let up = try openCreatingDirectory(parent)
-            defer { try? up.close() }
-            do {
-                try up.makeDirectory(FilePath(root: nil, [last]), permissions: [.ownerReadWriteExecute])
-            } catch {
-                guard error.code == .exists else { throw error }
-            }
-            return try OwnedDescriptor.open(
-                FilePath(root: nil, [last]), relativeTo: up, options: [.readOnly, .directory, .noFollow])
-        }
     }
 
     /// The key of application `applicationID` at ``defaultLocation(applicationID:)``, created on
@@ -284,31 +231,39 @@ public struct SigningKey: Sendable {
         return bookmark
     }
 
-    /// Verifies signed bookmark data, resolves it, and confines the result beneath `roots`.
+    /// Verifies signed bookmark data, resolves it, opens the object it finds (verified to be that
+    /// object, see ``Bookmark/open(_:resolving:volumes:attempts:)``), and confines it beneath `roots`.
     ///
     /// - Parameters:
     ///   - data: The signed bookmark data.
     ///   - roots: Directories the resolved object must lie beneath (or be); empty means no
-    ///     confinement. Checked by identity through `SecureFiles` (walking `..` from the object),
-    ///     never by comparing path strings, so symlinks cannot smuggle the result outside.
+    ///     confinement. Decided on the opened object, never by comparing the strings the caller
+    ///     gave: each root is opened as a ``SecureFiles/Directory``, and the object must be reachable
+    ///     beneath it (`RESOLVE_BENEATH`: no symlink, `..` or absolute path may leave the root) as the
+    ///     very object that was opened.
     ///   - options: Resolution options.
+    ///   - volumes: A mounted-volume table to reuse.
+    /// - Returns: The resolution, the verified descriptor (`O_PATH`: upgrade it with
+    ///   ``ScopedResolution/open(_:)``), and whether the scope is read-only.
     /// - Throws: ``SecurityScopeError``.
     public func resolve(
         _ data: [UInt8], confinedTo roots: [FilePath] = [], options: ResolutionOptions = ResolutionOptions(),
         volumes: VolumeDirectory? = nil
     ) throws(SecurityScopeError) -> ScopedResolution {
         let bookmark = try verify(data)
-        let resolution: Resolution
-        switch Result(catching: { () throws(BookmarkError) -> Resolution in try bookmark.resolve(options, volumes: volumes) }) {
-        case .success(let value): resolution = value
+        let opened: OpenedBookmark
+        switch Result(catching: { () throws(BookmarkError) -> OpenedBookmark in
+            try bookmark.open(.pathOnly, resolving: options, volumes: volumes)
+        }) {
+        case .success(let value): opened = value
         case .failure(let error):
             throw SecurityScopeError(.resolution, error.description, bookmarkError: error)
         }
         if !roots.isEmpty {
-            try Confinement.check(resolution.path, beneath: roots)
+            try Confinement.check(opened.descriptor, path: opened.resolution.path, beneath: roots)
         }
         return ScopedResolution(
-            resolution: resolution,
+            resolution: opened.resolution, descriptor: opened.descriptor,
             readOnly: bookmark.creationOptions.contains(.securityScopeAllowOnlyReadAccess))
     }
 }
@@ -317,72 +272,76 @@ public struct SigningKey: Sendable {
 public struct ScopedResolution: Sendable {
     /// Where the object is, and why we think so.
     public var resolution: Resolution
+    /// The object itself, opened `O_PATH` and verified to be the resolved (and confined) object.
+    public var descriptor: OwnedDescriptor
     /// Whether the scope grants read access only (``BookmarkCreationOptions/securityScopeAllowOnlyReadAccess``
-    /// was recorded at creation). Callers must then open the object read-only.
+    /// was recorded at creation). ``open(_:)`` then refuses any access but reading.
     public var readOnly: Bool
+
+    /// Opens the confined object for I/O through the verified descriptor (the same object,
+    /// whatever happened to its path since). A read-only scope refuses write access.
+    ///
+    /// - Throws: ``SecurityScopeError`` `readOnlyScope` for write access in a read-only scope, or
+    ///   `resolution` (with the file-system error) when the object cannot be opened so.
+    public func open(_ options: OwnedDescriptor.OpenOptions = .readOnly) throws(SecurityScopeError) -> OwnedDescriptor {
+        if readOnly && (options.contains(.writeOnly) || options.contains(.readWrite) || options.contains(.truncate)
+            || options.contains(.append))
+        {
+            throw SecurityScopeError(.readOnlyScope, "the bookmark's scope allows reading only")
+        }
+        do throws(FileSystemError) {
+            return try descriptor.reopen(options: options)
+        } catch {
+            throw SecurityScopeError(.resolution, "cannot open \(resolution.path): \(error)", fileSystemError: error)
+        }
+    }
 }
 
-/// Whether an object lies beneath one of some directories, decided by identity.
+/// Whether an object lies beneath one of some directories, decided on the opened object.
 enum Confinement {
-    struct Identity: Hashable {
-        var device: DeviceNumber
-        var inode: UInt64
-    }
-
-    static func identity(_ descriptor: OwnedDescriptor) throws(FileSystemError) -> Identity {
-        let status = try descriptor.status()
-        return Identity(device: status.device, inode: status.inode)
-    }
-
-    /// Refuses `path` unless the object it names is one of `roots` or lies beneath one.
+    /// Refuses `object` unless it is one of `roots` or reachable beneath one as the same object.
     ///
-    /// The object is opened (`O_PATH`, following symlinks: that is the object a caller would get);
-    /// for a non-directory, its parent is opened from the kernel's path of the object and the name
-    /// is checked to still be that object. Then `..` is followed upwards, comparing
-    /// (device, inode) with each root, until the file-system root.
-    static func check(_ path: FilePath, beneath roots: [FilePath]) throws(SecurityScopeError) {
-        do {
-            var allowed = Set<Identity>()
-            for root in roots {
-                let directory = try OwnedDescriptor.open(root, options: [.pathOnly, .directory])
-                defer { try? directory.close() }
-                allowed.insert(try identity(directory))
-            }
-            let object = try OwnedDescriptor.open(path, options: [.pathOnly])
-            defer { try? object.close() }
-            let objectID = try identity(object)
-            if allowed.contains(objectID) { return }
-            var current: OwnedDescriptor
-            if try object.status().kind == .directory {
-                current = object
-            } else {
-                guard let real = try object.currentPath(), let name = real.lastComponent else {
-                    throw SecurityScopeError(.outsideScope, "the object at \(path) was removed while it was checked")
-                }
-                var parentPath = real
-                parentPath.removeLastComponent()
-                let parent = try OwnedDescriptor.open(parentPath, options: [.pathOnly, .directory])
-                let again = try OwnedDescriptor.open(
-                    FilePath(root: nil, [name]), relativeTo: parent, options: [.pathOnly, .noFollow])
-                defer { try? again.close() }
-                guard try identity(again) == objectID else {
-                    throw SecurityScopeError(.outsideScope, "the object at \(path) moved while it was checked")
-                }
-                current = parent
-            }
-            for _ in 0..<4096 {
-                let here = try identity(current)
-                if allowed.contains(here) { return }
-                let up = try OwnedDescriptor.open("..", relativeTo: current, options: [.pathOnly, .directory])
-                if try identity(up) == here { break }
-                current = up
-            }
+    /// The kernel's current path of the object (`/proc/self/fd`) is taken apart against each root's
+    /// current path; the remainder is opened beneath the root with ``SecureFiles/ResolutionPolicy/beneath``
+    /// (`O_PATH|O_NOFOLLOW`) and must be the object itself (device and inode). So a symlink in
+    /// the root that leads out, a root given through a symlink, or a sibling whose name merely
+    /// starts like the root's cannot pass.
+    static func check(_ object: OwnedDescriptor, path: FilePath, beneath roots: [FilePath]) throws(SecurityScopeError) {
+        let confined: Bool?
+        do throws(FileSystemError) {
+            confined = try isBeneath(object, roots)
+        } catch {
+            throw SecurityScopeError(.outsideScope, "cannot check where \(path) lies: \(error)", fileSystemError: error)
+        }
+        guard let confined else {
+            throw SecurityScopeError(.outsideScope, "the object at \(path) was removed while it was checked")
+        }
+        if !confined {
             throw SecurityScopeError(
                 .outsideScope, "\(path) is not beneath any allowed directory (\(roots.map(\.description).joined(separator: ", ")))")
-        } catch let error as SecurityScopeError {
-            throw error
-        } catch {
-            throw SecurityScopeError(.outsideScope, "cannot check where \(path) lies: \(error)")
         }
+    }
+
+    /// Whether `object` is reachable beneath one of `roots` as itself; `nil` when it has no path
+    /// any more (deleted).
+    private static func isBeneath(_ object: OwnedDescriptor, _ roots: [FilePath]) throws(FileSystemError) -> Bool? {
+        let objectStatus = try object.status()
+        guard let current = try object.currentPathBytes().map(PathBytes.init) else { return nil }
+        for rootPath in roots {
+            let root = try Directory(opening: rootPath, policy: .beneath)
+            guard let rootCurrent = try root.descriptor.currentPathBytes().map(PathBytes.init),
+                current.isWithin(rootCurrent)
+            else { continue }
+            let remainder = Array(current.components.dropFirst(rootCurrent.components.count))
+            let reached: FileStatus
+            if remainder.isEmpty {
+                reached = try root.status()
+            } else {
+                let relative = PathBytes(components: remainder, absolute: false)
+                reached = try root.open(bytes: relative.bytes, options: [.pathOnly, .noFollow]).status()
+            }
+            if reached.device == objectStatus.device && reached.inode == objectStatus.inode { return true }
+        }
+        return false
     }
 }

@@ -35,7 +35,7 @@ enum Output {
             case .volumeNotMounted: return .volumeNotMounted
             case .corruptData: return .corruptData
             case .permissionDenied: return .permissionDenied
-            case .cancelled, .fileSystem: return .failure
+            case .cancelled, .fileSystem, .objectChanged: return .failure
             }
         }
         if let error = error as? FileSystemError {
