@@ -32,8 +32,8 @@ extension Bookmark {
         for path: FilePath, options: BookmarkCreationOptions = [], resourceKeys: [ResourceKey] = [],
         relativeTo: FilePath? = nil, volumes: VolumeDirectory? = nil, useAncestorCache: Bool = true
     ) throws(BookmarkError) -> Bookmark {
-        let lastKnown = pathBytes(path)
-        do {
+        let lastKnown = PathBytes(path).bytes
+        return try BookmarkError.wrapping(lastKnownPath: lastKnown) {
             let directory = try volumes ?? VolumeDirectory()
             let target = try locateForCreation(path, bytes: lastKnown, useCache: useAncestorCache, volumes: directory)
             let id = target.id
@@ -52,12 +52,6 @@ extension Bookmark {
                 try fillRelative(&record, target: real, base: relativeTo)
             }
             return Bookmark(record: record)
-        } catch let error as BookmarkError {
-            throw error
-        } catch let error as FileSystemError {
-            throw BookmarkError(error, lastKnownPath: lastKnown)
-        } catch {
-            throw BookmarkError(.fileSystem, String(describing: error), lastKnownPath: lastKnown)
         }
     }
 

@@ -25,7 +25,7 @@ enum Signing {
         case .unsigned, .tampered, .signatureMismatch, .keyRejected:
             Output.error("\(source): \(error.description)")
             return .signatureInvalid
-        case .outsideScope:
+        case .outsideScope, .readOnlyScope:
             Output.error("\(source): \(error.description)")
             return .permissionDenied
         case .resolution:
