@@ -158,7 +158,7 @@ final class AncestorCache: Sendable {
     private static func fill(
         _ key: Key, monitor: DirectoryMonitor, volumes: VolumeDirectory, _ state: inout State
     ) -> AncestorChain? {
-        let prefixes = directoryPrefixes(key.path)
+        let prefixes = PathBytes(key.path).selfAndAncestorsFromRoot.map(\.bytes)
         if state.directories.count + prefixes.count > capacity { forget(monitor, &state) }
         var inodes: [UInt64] = []
         inodes.reserveCapacity(prefixes.count - 1)
@@ -238,7 +238,7 @@ struct AncestorChain: Sendable {
 
     /// `inodes`: those of the directories on `path`, `/` excluded, in order.
     init(path: [UInt8], inodes: [UInt64]) {
-        componentItems = splitComponents(path).map { BookmarkRecord.pathComponentItem(ByteString(bytes: $0)) }
+        componentItems = PathBytes(path).components.map { BookmarkRecord.pathComponentItem(ByteString(bytes: $0)) }
         fileIDItems = inodes.map { BookmarkRecord.fileIDItem(Int64(bitPattern: $0)) }
     }
 
@@ -247,16 +247,3 @@ struct AncestorChain: Sendable {
     var isConsistent: Bool { componentItems.count == fileIDItems.count }
 }
 
-/// `/`, then every prefix of an absolute directory path ending at a component: `/a/b` gives
-/// `/`, `/a`, `/a/b`.
-func directoryPrefixes(_ path: [UInt8]) -> [[UInt8]] {
-    var prefixes: [[UInt8]] = [[UInt8(ascii: "/")]]
-    var index = 1
-    while index <= path.count {
-        if index == path.count || path[index] == UInt8(ascii: "/") {
-            if index > 1 { prefixes.append(Array(path[0..<index])) }
-        }
-        index += 1
-    }
-    return prefixes
-}

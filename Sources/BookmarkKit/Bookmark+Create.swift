@@ -64,7 +64,7 @@ extension Bookmark {
         _ record: inout BookmarkRecord, path bytes: [UInt8], id: FileID, options: BookmarkCreationOptions,
         ancestors: AncestorChain? = nil
     ) throws {
-        let name = lastComponent(bytes)
+        let name = PathBytes(bytes).lastComponent
         // The directories' names and IDs come ready-made from the cache when it had them, as the
         // record's items: shared with every other creation in the directory.
         let chain = ancestors.flatMap { $0.isConsistent ? $0 : nil }
@@ -80,7 +80,7 @@ extension Bookmark {
             }
             record.fileName = nameString
         } else {
-            let components = splitComponents(bytes).map(ByteString.init(bytes:))
+            let components = PathBytes(bytes).components.map(ByteString.init(bytes:))
             record.pathComponents = components
             if !options.contains(.minimalBookmark) {
                 record.fileIDs = statComponents(components) + [Int64(bitPattern: id.inode)]
@@ -195,7 +195,7 @@ extension Bookmark {
         if let label = volume.label, !label.isEmpty {
             name = Array(label.utf8)
         } else {
-            name = lastComponent(point) ?? [UInt8(ascii: "/")]
+            name = PathBytes(point).lastComponent ?? [UInt8(ascii: "/")]
         }
         var creation: BookmarkDate?
         let birth = volumes.map { $0.mountPointBirthTime(of: volume) } ?? (try? FileStatus(path: volume.mountPointPath))?.birthTime
@@ -213,14 +213,14 @@ extension Bookmark {
         for key in keys {
             let item: BookmarkItem?
             switch key {
-            case .name: item = .string(ByteString(bytes: lastComponent(path) ?? []))
+            case .name: item = .string(ByteString(bytes: PathBytes(path).lastComponent ?? []))
             case .fileSize: item = id.kind == .regular ? .int64(Int64(clamping: id.size)) : nil
             case .contentModificationDate:
                 item = .date(BookmarkDate(unixSeconds: id.modificationTime.timeIntervalSince1970))
             case .creationDate: item = id.birthTime.map { .date(BookmarkDate(unixSeconds: $0.timeIntervalSince1970)) }
             case .isDirectory: item = .bool(id.kind == .directory)
             case .isRegularFile: item = .bool(id.kind == .regular)
-            case .isHidden: item = .bool(lastComponent(path)?.first == UInt8(ascii: "."))
+            case .isHidden: item = .bool(PathBytes(path).lastComponent?.first == UInt8(ascii: "."))
             case .path: item = .string(ByteString(bytes: path))
             case .volumeName: item = .string(ByteString(id.volume.label ?? escapedBytes(id.volume.mountPoint)))
             case .volumeUUIDString: item = id.volume.uuid.map { .string(ByteString($0.uppercased())) }
@@ -233,8 +233,8 @@ extension Bookmark {
     static func fillRelative(_ record: inout BookmarkRecord, target: [UInt8], base: FilePath) throws {
         let baseDescriptor = try Directory.current.open(base, options: [.pathOnly, .directory])
         guard let realBase = try baseDescriptor.currentPath() else { return }
-        let from = splitComponents(pathBytes(realBase))
-        let to = splitComponents(target)
+        let from = PathBytes(realBase).components
+        let to = PathBytes(target).components
         var common = 0
         while common < from.count, common < to.count, from[common] == to[common] { common += 1 }
         record.relativeDirsUp = Int64(from.count - common)
@@ -244,49 +244,9 @@ extension Bookmark {
     }
 }
 
-/// The directory part of an absolute path: everything before the last `/` (`/` for `/a`).
-func parentBytes(_ bytes: [UInt8]) -> [UInt8] {
-    guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")), slash > 0 else { return [UInt8(ascii: "/")] }
-    return Array(bytes[..<slash])
-}
 
-/// The components of an absolute path, as raw bytes (empty for `/`).
-func splitComponents(_ bytes: [UInt8]) -> [[UInt8]] {
-    // A plain scan: `split(separator:)` then `map(Array.init)` profiled at a tenth of a creation.
-    var components: [[UInt8]] = []
-    components.reserveCapacity(16)
-    bytes.withUnsafeBufferPointer { buffer in
-        var start = 0
-        for index in 0...buffer.count where index == buffer.count || buffer[index] == UInt8(ascii: "/") {
-            if index > start { components.append(Array(buffer[start..<index])) }
-            start = index + 1
-        }
-    }
-    return components
-}
 
-/// The last component of a path (`nil` for `/` or an empty path).
-func lastComponent(_ bytes: [UInt8]) -> [UInt8]? {
-    var end = bytes.count
-    while end > 0, bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
-    guard end > 0 else { return nil }
-    var start = end
-    while start > 0, bytes[start - 1] != UInt8(ascii: "/") { start -= 1 }
-    return Array(bytes[start..<end])
-}
 
-func joinComponents(_ components: [[UInt8]]) -> [UInt8] {
-    if components.isEmpty { return [UInt8(ascii: "/")] }
-    var count = 0
-    for c in components { count += 1 + c.count }
-    var path: [UInt8] = []
-    path.reserveCapacity(count)
-    for c in components {
-        path.append(UInt8(ascii: "/"))
-        path.append(contentsOf: c)
-    }
-    return path
-}
 
 func formatSource(_ volume: Volume) -> VolumeUUIDSource? {
     switch volume.uuidSource {

@@ -24,10 +24,10 @@ extension Bookmark {
     static func locateForCreation(
         _ path: FilePath, bytes: [UInt8], useCache: Bool, volumes: VolumeDirectory
     ) throws -> CreationTarget {
-        if useCache, isCanonicalAbsolute(bytes),
+        if useCache, bytes.count > 1, PathBytes(bytes).isNormalAbsolute,
             case .success(let found?) = FileID.lookUpWithoutOpening(bytes, followSymlinks: false, volumes: volumes),
             found.kind != .symlink,
-            let chain = AncestorCache.shared.chain(parent: parentBytes(bytes), mountID: found.mountID, volumes: volumes)
+            let chain = AncestorCache.shared.chain(parent: PathBytes(bytes).parent.bytes, mountID: found.mountID, volumes: volumes)
         {
             return CreationTarget(id: found, path: bytes, ancestors: chain)
         }
@@ -36,28 +36,8 @@ extension Bookmark {
         guard let real = try descriptor.currentPathBytes() else {
             throw BookmarkError(.notFound, "the object was deleted while the bookmark was made", lastKnownPath: bytes)
         }
-        let chain = useCache ? AncestorCache.shared.chain(parent: parentBytes(real), mountID: id.mountID, volumes: volumes) : nil
+        let chain = useCache ? AncestorCache.shared.chain(parent: PathBytes(real).parent.bytes, mountID: id.mountID, volumes: volumes) : nil
         return CreationTarget(id: id, path: real, ancestors: chain)
     }
 }
 
-/// Whether `bytes` is an absolute path in the form the kernel prints: `/` then components
-/// separated by single slashes, none of them `.` or `..`, no trailing slash (`/` alone is not:
-/// it has no parent to cache).
-func isCanonicalAbsolute(_ bytes: [UInt8]) -> Bool {
-    let slash = UInt8(ascii: "/")
-    let dot = UInt8(ascii: ".")
-    guard bytes.count > 1, bytes[0] == slash, bytes[bytes.count - 1] != slash else { return false }
-    var start = 1
-    var index = 1
-    while index <= bytes.count {
-        if index == bytes.count || bytes[index] == slash {
-            let length = index - start
-            if length == 0 { return false }
-            if bytes[start] == dot && (length == 1 || (length == 2 && bytes[start + 1] == dot)) { return false }
-            start = index + 1
-        }
-        index += 1
-    }
-    return true
-}

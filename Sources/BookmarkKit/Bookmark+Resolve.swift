@@ -173,7 +173,7 @@ struct Resolver {
     func looksLikeReplacement(_ found: Found) -> Bool {
         guard (found.id.kind == .directory) == recorded.isDirectory else { return false }
         guard let parentInode = recorded.parentInode else { return true }
-        let parent = parentPath(found.path)
+        let parent = PathBytes(found.path).parent.bytes
         guard let status = try? FileStatus(path: FilePath(bytes: parent)) else { return false }
         return status.inode == parentInode
     }
@@ -185,11 +185,11 @@ struct Resolver {
             down <= recorded.components.count
         else { return nil }
         let up = recorded.relativeDirsUp ?? 0
-        var components = splitComponents(pathBytes(base))
+        var components = PathBytes(base).components
         guard up <= components.count else { return nil }
         components.removeLast(up)
         components += recorded.components.suffix(down)
-        let candidate = joinComponents(components)
+        let candidate = PathBytes(components: components).bytes
         guard let (found, _) = inspect(candidate), (found.id.kind == .directory) == recorded.isDirectory else { return nil }
         return Found(path: candidate, id: found.id, matchedBy: .relative)
     }
@@ -255,12 +255,12 @@ struct Resolver {
 
     /// The deepest existing directory on the recorded path, not above the mount point.
     func deepestDirectory(of path: [UInt8], within volume: Volume) -> [UInt8] {
-        var candidate = parentPath(path)
+        var candidate = PathBytes(path).parent.bytes
         while candidate.count > volume.mountPoint.count {
             if let status = try? FileStatus(path: FilePath(bytes: candidate)), status.kind == .directory {
                 return candidate
             }
-            candidate = parentPath(candidate)
+            candidate = PathBytes(candidate).parent.bytes
         }
         return volume.mountPoint
     }
@@ -298,27 +298,27 @@ struct Resolver {
 
     func finish(_ found: Found, volume: Volume) -> Resolution {
         var changes = Set<Change>()
-        let atRecordedPath = sameBytes(found.path, recorded.path)
+        let atRecordedPath = PathBytes(found.path) == PathBytes(recorded.path)
         if !atRecordedPath {
             changes.insert(.path)
-            let (foundParent, foundName) = splitLast(found.path)
-            let (recordedParent, recordedName) = splitLast(recorded.path)
-            if !foundName.elementsEqual(recordedName) { changes.insert(.name) }
-            if !foundParent.elementsEqual(recordedParent) { changes.insert(.parent) }
+            let foundPath = PathBytes(found.path)
+            let recordedPath = PathBytes(recorded.path)
+            if foundPath.lastComponent != recordedPath.lastComponent { changes.insert(.name) }
+            if foundPath.parent != recordedPath.parent { changes.insert(.parent) }
         }
         if found.matchedBy == .replacedAtPath { changes.insert(.fileIdentity) }
-        if let recordedPoint = recorded.volumePath, !sameBytes(recordedPoint, volume.mountPoint) { changes.insert(.volumeMountPoint) }
+        if let recordedPoint = recorded.volumePath, PathBytes(recordedPoint) != PathBytes(volume.mountPoint) { changes.insert(.volumeMountPoint) }
         if let recordedName = recorded.volumeName, recordedName != currentVolumeName(volume) { changes.insert(.volumeName) }
         return Resolution(
             path: found.filePath ?? (atRecordedPath ? recorded.filePath : FilePath(bytes: found.path)),
             matchedBy: found.matchedBy, changes: changes,
-            isInTrash: atRecordedPath ? recorded.pathIsInTrash : isTrashPath(found.path), volume: volume, fileID: found.id, entriesSearched: entriesSearched,
+            isInTrash: atRecordedPath ? recorded.pathIsInTrash : PathBytes(found.path).isInTrash, volume: volume, fileID: found.id, entriesSearched: entriesSearched,
             notes: notes)
     }
 
     func currentVolumeName(_ volume: Volume) -> String {
         if let label = volume.label, !label.isEmpty { return label }
-        return splitComponents(volume.mountPoint).last.map { String(decoding: $0, as: UTF8.self) } ?? "/"
+        return PathBytes(volume.mountPoint).components.last.map { String(decoding: $0, as: UTF8.self) } ?? "/"
     }
 
     func error(

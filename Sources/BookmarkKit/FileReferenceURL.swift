@@ -218,7 +218,7 @@ extension FileReferenceURL {
                 hit, directory, directoryPath in
                 guard let opened = try? directory.openChild(hit.name, options: [.pathOnly]) else { return false }
                 guard reference.matches(opened, volume: volume) else { return false }
-                foundPath = childPath(directoryPath, hit.name)
+                foundPath = PathBytes(directoryPath).appending(hit.name).bytes
                 return true
             }
         } catch {

@@ -27,7 +27,7 @@ struct SearchGoal {
     func confirm(_ entry: DirectoryEntry, in directory: OwnedDescriptor, at directoryPath: [UInt8], on volume: Volume)
         -> Found?
     {
-        let entryPath = childPath(directoryPath, entry.name)
+        let entryPath = PathBytes(directoryPath).appending(entry.name).bytes
         func identify(_ name: [UInt8], in parent: OwnedDescriptor) -> FileID? {
             guard let object = try? parent.openChild(name, options: [.pathOnly]) else { return nil }
             return try? FileID.identify(object, on: volume)
@@ -45,7 +45,7 @@ struct SearchGoal {
         if entry.inode == recorded.parentInode, let parent = try? directory.openChildDirectory(entry.name, sameMount: true),
             let id = identify(name, in: parent), recorded.matches(id)
         {
-            return Found(path: childPath(entryPath, name), id: id, matchedBy: .parent)
+            return Found(path: PathBytes(entryPath).appending(name).bytes, id: id, matchedBy: .parent)
         }
         return nil
     }
@@ -94,23 +94,9 @@ struct OutwardSearch {
                 skip = (try? directory.status())?.inode
             }
             if current == volume.mountPoint || current.count <= 1 { return nil }
-            current = parentPath(current)
+            current = PathBytes(current).parent.bytes
             if current.count < volume.mountPoint.count { return nil }
         }
     }
 }
 
-/// The parent of an absolute path (`/` for `/x`).
-func parentPath(_ path: [UInt8]) -> [UInt8] {
-    let slash = UInt8(ascii: "/")
-    // Fast path for the normal form (no "//", no trailing "/"): cut at the last slash.
-    if path.count > 1, path.last != slash, let cut = path.lastIndex(of: slash),
-        !path.indices.dropFirst().contains(where: { path[$0] == slash && path[$0 - 1] == slash })
-    {
-        return cut == 0 ? [slash] : Array(path[..<cut])
-    }
-    var components = splitComponents(path)
-    guard !components.isEmpty else { return [slash] }
-    components.removeLast()
-    return joinComponents(components)
-}

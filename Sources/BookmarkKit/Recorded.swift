@@ -36,7 +36,7 @@ final class Recorded: Sendable {
             throw BookmarkError(.corruptData, "the bookmark has no path components (key 0x1004)")
         }
         self.components = components.map(\.bytes)
-        path = joinComponents(self.components)
+        path = PathBytes(components: self.components).bytes
         filePath = FilePath(bytes: path)
         fileIDs = (record.fileIDs ?? []).map { $0.map { UInt64(bitPattern: $0) } }
         inode = record.fileID.map { UInt64(bitPattern: $0) } ?? fileIDs.last.flatMap { $0 }
@@ -64,7 +64,7 @@ final class Recorded: Sendable {
         } else {
             fingerprint = nil
         }
-        pathIsInTrash = isTrashPath(path)
+        pathIsInTrash = PathBytes(path).isInTrash
     }
 
     /// The recorded parent directory's inode, when recorded.

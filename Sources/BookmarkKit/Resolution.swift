@@ -64,28 +64,3 @@ public struct Resolution: Sendable {
     public var notes: [String]
 }
 
-/// Whether a path lies inside a freedesktop.org Trash (`…/Trash/files/…`, `.Trash-UID/files/…`,
-/// `.Trash/UID/files/…`).
-public func isTrashPath(_ bytes: [UInt8]) -> Bool {
-    // Cheap rejection: every Trash form contains "Trash".
-    let containsTrash = bytes.withUnsafeBufferPointer { b -> Bool in
-        guard b.count >= 5 else { return false }
-        for i in 0...(b.count - 5) where b[i] == UInt8(ascii: "T") {
-            if b[i + 1] == UInt8(ascii: "r"), b[i + 2] == UInt8(ascii: "a"), b[i + 3] == UInt8(ascii: "s"),
-                b[i + 4] == UInt8(ascii: "h")
-            {
-                return true
-            }
-        }
-        return false
-    }
-    guard containsTrash else { return false }
-    let components = bytes.split(separator: UInt8(ascii: "/")).map { Array($0) }
-    guard components.count >= 2 else { return false }
-    for index in 0..<(components.count - 1) where components[index + 1] == Array("files".utf8) {
-        let name = components[index]
-        if name == Array("Trash".utf8) || name.starts(with: Array(".Trash-".utf8)) { return true }
-        if index > 0, components[index - 1] == Array(".Trash".utf8) { return true }
-    }
-    return false
-}

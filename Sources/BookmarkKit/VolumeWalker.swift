@@ -80,7 +80,3 @@ struct VolumeWalker {
     }
 }
 
-/// The path of `name` inside the directory at `directoryPath`.
-func childPath(_ directoryPath: [UInt8], _ name: [UInt8]) -> [UInt8] {
-    (directoryPath == [UInt8(ascii: "/")] ? [] : directoryPath) + [UInt8(ascii: "/")] + name
-}
