@@ -123,7 +123,7 @@ public enum BlockDeviceProbe {
     /// The attached block devices with data (`/proc/partitions`, size > 0), as `/dev/NAME` paths.
     /// Unattached loop devices (size 0) are left out.
     public static func attachedDevices() -> [FilePath] {
-        guard let file = try? OwnedDescriptor.open("/proc/partitions"), let bytes = try? file.readToEnd() else {
+        guard let bytes = try? Directory.current.readFile("/proc/partitions") else {
             return []
         }
         var devices: [FilePath] = []

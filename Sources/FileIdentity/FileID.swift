@@ -88,8 +88,7 @@ extension FileID {
         SyscallSeam.recordIntent("FileID.identify", path: path, details: ["followSymlinks": String(followSymlinks)])
         var options: OwnedDescriptor.OpenOptions = [.pathOnly]
         if !followSymlinks { options.insert(.noFollow) }
-        let descriptor = try OwnedDescriptor.open(path, options: options)
-        defer { try? descriptor.close() }
+        let descriptor = try Directory.current.open(path, options: options)
         return try identify(descriptor, volumes: volumes)
     }
 
@@ -181,14 +180,12 @@ extension FileID {
             modificationTime: status.modificationTime)
     }
 
-    /// `FS_IOC_GETVERSION` through a fresh read-only, non-blocking, no-follow open of the same object
-    /// (the ioctl does not work on `O_PATH`). `nil` when it cannot be opened or the file system says no.
+    /// `FS_IOC_GETVERSION` through a read-only, non-blocking reopen of the same object (the ioctl
+    /// does not work on `O_PATH`). `nil` when it cannot be opened or the file system says no.
+    /// (Before 0.2 this reopened `/proc/self/fd/N` with `O_NOFOLLOW`, which the kernel refuses
+    /// with `ELOOP` for that magic link, so it never answered.)
     static func readGeneration(of descriptor: OwnedDescriptor) -> UInt32? {
-        guard let fd = descriptor.rawValue,
-            let reopened = try? OwnedDescriptor.open(
-                FilePath("/proc/self/fd/\(fd)"), options: [.readOnly, .nonBlocking, .noFollow])
-        else { return nil }
-        defer { try? reopened.close() }
+        guard let reopened = try? descriptor.reopen(options: [.readOnly, .nonBlocking]) else { return nil }
         return try? reopened.generation()
     }
 }

@@ -103,9 +103,7 @@ public struct MountTable: Sendable, Hashable {
     ///
     /// - Throws: ``FileSystemError`` if it cannot be read, ``MountTableError`` if a line is malformed.
     public static func current() throws -> MountTable {
-        let file = try OwnedDescriptor.open("/proc/self/mountinfo", options: [.readOnly])
-        let bytes = try file.readToEnd()
-        try file.close()
+        let bytes = try Directory.current.readFile("/proc/self/mountinfo")
         return try MountTable(parsing: bytes)
     }
 

@@ -59,8 +59,7 @@ extension Volume {
     /// Opens the mount point for the ioctls and checks that it is this mount (not one mounted over it).
     static func openMountPoint(of entry: MountEntry) -> OwnedDescriptor? {
         guard
-            let descriptor = try? OwnedDescriptor.open(
-                entry.mountPointPath, options: [.readOnly, .directory, .nonBlocking])
+            let descriptor = try? Directory.current.open(entry.mountPointPath, options: [.readOnly, .directory, .nonBlocking])
         else { return nil }
         guard let mountID = try? descriptor.reusableMountID(), mountID == entry.mountID else { return nil }
         return descriptor

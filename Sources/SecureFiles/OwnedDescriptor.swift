@@ -119,8 +119,12 @@ extension OwnedDescriptor {
     ///     for exact modes).
     /// - Throws: ``FileSystemError`` naming `openat`.
     ///
+    /// Internal: the layers above open through ``Directory`` (``Directory/current`` for a path
+    /// the caller trusts), so that every open has a policy, an intent in the audit log, and one
+    /// place to change.
+    ///
     /// The corresponding C function is `openat`.
-    public static func open(
+    static func open(
         _ path: FilePath,
         relativeTo directory: OwnedDescriptor? = nil,
         options: OpenOptions = .readOnly,
@@ -163,7 +167,7 @@ extension OwnedDescriptor {
     /// Reads a symbolic link's target as raw bytes.
     ///
     /// The corresponding C function is `readlinkat`.
-    public static func readLink(_ path: FilePath, relativeTo directory: OwnedDescriptor? = nil)
+    static func readLink(_ path: FilePath, relativeTo directory: OwnedDescriptor? = nil)
         throws(FileSystemError) -> [UInt8]
     {
         var buffer = [CChar](repeating: 0, count: 4097)

@@ -111,7 +111,7 @@ struct AliasFileTests {
             try Bookmark.create(for: FilePath(tree.path("folder")), options: [.suitableForBookmarkFile])
                 .writeAliasFile(to: FilePath(folderAlias))
             let folderInfo = try FinderInfo(decoding: try #require(
-                try OwnedDescriptor.open(FilePath(folderAlias)).extendedAttribute(finderInfoAttribute)))
+                try Directory.current.open(FilePath(folderAlias)).extendedAttribute(finderInfoAttribute)))
             #expect(folderInfo.isFolderAlias && folderInfo.isAlias)
             // Peers, on the documented conversion to bookmark data.
             let converted = volume.path("converted.book")

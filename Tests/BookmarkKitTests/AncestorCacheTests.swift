@@ -131,7 +131,7 @@ struct AncestorCacheTests {
             try tree.move("a/b/c/doc.txt", "elsewhere.txt")
             // An open descriptor keeps the removed directory's dentry: its own IN_DELETE_SELF waits
             // for the close, so only its parent's IN_DELETE (with IN_ISDIR) tells the cache at once.
-            let held = try OwnedDescriptor.open(FilePath(tree.path("a/b/c")), options: [.pathOnly, .directory])
+            let held = try Directory.current.open(FilePath(tree.path("a/b/c")), options: [.pathOnly, .directory])
             try Shell.check(["rmdir", tree.path("a/b/c")])
             try tree.dir("a/b/c")
             try tree.move("elsewhere.txt", "a/b/c/doc.txt")
@@ -144,7 +144,7 @@ struct AncestorCacheTests {
         try expectNoticed { tree, _ in
             try tree.file("new/c/doc.txt")
             try tree.move("a/b/c/doc.txt", "elsewhere.txt")
-            let held = try OwnedDescriptor.open(FilePath(tree.path("a/b/c")), options: [.pathOnly, .directory])
+            let held = try Directory.current.open(FilePath(tree.path("a/b/c")), options: [.pathOnly, .directory])
             // rename(2) over the now empty directory (mv would move into it instead).
             try Shell.check(["mv", "-T", tree.path("new/c"), tree.path("a/b/c")])
             return [held]

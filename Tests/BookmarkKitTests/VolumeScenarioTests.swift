@@ -121,7 +121,7 @@ struct VolumeScenarioTests {
             let parent = Array(volume.path("dir").utf8)
             try FileManager.default.createDirectory(atPath: volume.path("dir"), withIntermediateDirectories: true)
             let full = parent + [UInt8(ascii: "/")] + name
-            _ = try OwnedDescriptor.open(FilePath(bytes: full), options: [.writeOnly, .create, .exclusive])
+            _ = try Directory.current.createFile(bytes: full)
             let data = try Bookmark.create(for: FilePath(bytes: full)).data()
             let decoded = try Bookmark(data: data)
             #expect(decoded.record.pathComponents?.last?.bytes == name)

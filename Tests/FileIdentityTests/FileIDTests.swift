@@ -26,7 +26,7 @@ struct FileIDTests {
             #expect(id.inode == stat.inode)
             if kind != .btrfs, kind != .tmpfs, let generation = id.generation {
                 // Cross-check the decoded generation against FS_IOC_GETVERSION on an open file.
-                let file = try OwnedDescriptor.open(FilePath(path))
+                let file = try Directory.current.open(FilePath(path))
                 #expect(try file.generation() == generation)
             }
         }

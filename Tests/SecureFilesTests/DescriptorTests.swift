@@ -1,5 +1,5 @@
 import Foundation
-import SecureFiles
+@testable import SecureFiles
 import SystemPackage
 import Testing
 

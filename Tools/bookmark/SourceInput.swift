@@ -25,7 +25,7 @@ enum SourceInput {
             return input
         }
         do {
-            let fd = try OwnedDescriptor.open(FilePath(source), options: [.readOnly, .nonBlocking])
+            let fd = try Directory.current.open(FilePath(source), options: [.readOnly, .nonBlocking])
             return try fd.readToEnd(limit: readLimit)
         } catch {
             throw Output.fail(error, path: source).exitCode

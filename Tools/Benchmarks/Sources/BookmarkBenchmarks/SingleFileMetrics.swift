@@ -271,7 +271,7 @@ struct Bench {
         var root = FilePath(#filePath)
         for _ in 0..<5 { root.removeLastComponent() }  // …/Tools/Benchmarks/Sources/BookmarkBenchmarks/X.swift
         let path = root.removingLastComponent().appending("shared/fixtures/apple").appending(name)
-        guard let file = try? OwnedDescriptor.open(path) else { return nil }
+        guard let file = try? Directory.current.open(path) else { return nil }
         defer { try? file.close() }
         return try? file.readToEnd(limit: 1 << 20)
     }
@@ -281,7 +281,7 @@ struct Bench {
     mutating func openBeneathRoot() throws -> MetricResult {
         let relative = try deepProjectFile().file
         let root = try Directory(opening: FilePath(workload.root))
-        let plainRoot = try OwnedDescriptor.open(FilePath(workload.root), options: [.directory])
+        let plainRoot = try Directory.current.open(FilePath(workload.root), options: [.directory])
         guard let rootFD = plainRoot.rawValue else { throw BenchError("root descriptor closed") }
         let path = FilePath(relative)
         let comparison = try measure.compare(
