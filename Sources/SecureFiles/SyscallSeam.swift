@@ -254,42 +254,10 @@ func cStringBytes(_ pointer: UnsafePointer<CChar>) -> [UInt8] {
     Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(pointer), count: strlen(pointer)))
 }
 
-/// The raw bytes of a path (lossless for non-UTF-8 names).
+/// The raw bytes of a path (lossless for non-UTF-8 names). Being replaced by ``PathBytes``.
 public func pathBytes(_ path: FilePath) -> [UInt8] {
     path.withPlatformString { cStringBytes($0) }
 }
 
-/// Renders bytes as text, escaping anything that is not printable UTF-8 as `\xNN`.
-public func escapedBytes(_ bytes: [UInt8]) -> String {
-    var out = ""
-    var index = 0
-    while index < bytes.count {
-        // Decode one UTF-8 scalar if valid; otherwise escape the byte.
-        let lead = bytes[index]
-        let length: Int
-        switch lead {
-        case 0x20..<0x7F: length = 1
-        case 0xC2...0xDF: length = 2
-        case 0xE0...0xEF: length = 3
-        case 0xF0...0xF4: length = 4
-        default: length = 0
-        }
-        if length == 1 {
-            if lead == UInt8(ascii: "\\") || lead == UInt8(ascii: "\"") { out += "\\" }
-            out.unicodeScalars.append(Unicode.Scalar(lead))
-            index += 1
-            continue
-        }
-        if length > 1, index + length <= bytes.count,
-            let decoded = String(validating: bytes[index..<index + length], as: UTF8.self),
-            decoded.unicodeScalars.allSatisfy({ $0.properties.generalCategory != .control })
-        {
-            out += decoded
-            index += length
-            continue
-        }
-        out += "\\x" + (lead < 16 ? "0" : "") + String(lead, radix: 16)
-        index += 1
-    }
-    return out
-}
+/// Renders bytes as text for a person (see ``PathBytes/escaped``). Being replaced by ``PathBytes``.
+public func escapedBytes(_ bytes: [UInt8]) -> String { PathBytes.escape(bytes) }
