@@ -1,7 +1,8 @@
 // BookmarkFormat: the typed items of Apple's `book` layout.
 
-/// One value in bookmark data: every item type of Apple's `book` layout, plus ``unknown`` for
-/// types this codec does not know, kept verbatim so that decoding then encoding loses nothing.
+/// One value in bookmark data: every item type of Apple's `book` layout, plus
+/// ``unknown(type:payload:)`` for types this codec does not know, kept verbatim so that decoding
+/// then encoding loses nothing.
 public indirect enum BookmarkItem: Sendable, Hashable {
     /// `0x0101`: a string (UTF-8 as Apple writes it; any bytes are kept).
     case string(ByteString)
