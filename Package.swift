@@ -73,16 +73,23 @@ let package = Package(
         ),
 
         // MARK: Tools
+        // Every module Tools/bookmark imports is declared here (Tools/check-imports checks every
+        // target), and MemberImportVisibility makes each file import the modules whose members it
+        // uses. Bookmarks go through BookmarkKit; FileIdentity is imported for `bookmark id` and
+        // `bookmark volumes`, which are about that layer, and for the volume of a resolution;
+        // SecureFiles for path bytes, FileSystemError's exit codes and reading SOURCE.
         .executableTarget(
             name: "bookmark",
             dependencies: [
-                "FileIdentity",
-                "BookmarkFormat",
                 "BookmarkKit",
+                "BookmarkFormat",
+                "FileIdentity",
+                "SecureFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            path: "Tools/bookmark"
+            path: "Tools/bookmark",
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
         ),
         .executableTarget(
             name: "secure-probe",
@@ -109,17 +116,24 @@ let package = Package(
         ),
         .testTarget(
             name: "SecureFilesTests",
-            dependencies: ["SecureFiles", "CLinuxShims", "VolumeFixtures", "secure-probe"],
+            dependencies: [
+                "SecureFiles", "CLinuxShims", "VolumeFixtures", "secure-probe",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             exclude: ["Data"]
         ),
         .testTarget(
             name: "FileIdentityTests",
-            dependencies: ["FileIdentity", "SecureFiles", "VolumeFixtures"]
+            dependencies: [
+                "FileIdentity", "SecureFiles", "VolumeFixtures",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
         ),
         .testTarget(
             name: "BookmarkKitTests",
             dependencies: [
-                "BookmarkKit", "FileIdentity", "SecureFiles", "VolumeFixtures", "create-probe", "CLinuxShims",
+                "BookmarkKit", "BookmarkFormat", "FileIdentity", "SecureFiles", "VolumeFixtures", "create-probe",
+                "CLinuxShims",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

@@ -13,15 +13,27 @@ public struct AliasFile: Sendable, Hashable {
     /// The header size (and data-section offset) Apple writes.
     public static let headerSize = 56
 
+    /// The bookmark held in the data section, as raw tables of contents (see ``record``).
+    package var bookmark: BookmarkDocument
+
     /// The bookmark held in the data section.
-    public var bookmark: BookmarkDocument
+    public var record: BookmarkRecord {
+        get { BookmarkRecord(document: bookmark) }
+        set { bookmark = newValue.document }
+    }
     /// Bytes 32..<56 of the header, kept as read (zeros when written by us).
     public var headerTail: [UInt8]
 
     /// Creates an alias file holding `bookmark`.
-    public init(bookmark: BookmarkDocument, headerTail: [UInt8] = [UInt8](repeating: 0, count: 24)) {
+    package init(bookmark: BookmarkDocument, headerTail: [UInt8] = [UInt8](repeating: 0, count: 24)) {
         self.bookmark = bookmark
         self.headerTail = headerTail
+    }
+
+    /// Creates an alias file holding `record`; `headerTail` is bytes 32..<56 of the header
+    /// (Apple fills them with values nobody validates; zeros are fine).
+    public init(record: BookmarkRecord, headerTail: [UInt8] = [UInt8](repeating: 0, count: 24)) {
+        self.init(bookmark: record.document, headerTail: headerTail)
     }
 
     /// Whether `bytes` start with the alias-file magic.
@@ -53,8 +65,8 @@ public struct AliasFile: Sendable, Hashable {
     }
 
     /// Encodes the data fork: header then the data section (the same section as
-    /// ``BookmarkDocument/encoded()`` writes after its 48-byte header).
-    /// - Throws: ``BookmarkFormatError`` (`unencodable`) as ``BookmarkDocument/encoded()`` does.
+    /// ``BookmarkRecord/encoded()`` writes after its 48-byte header).
+    /// - Throws: ``BookmarkFormatError`` (`unencodable`) as ``BookmarkRecord/encoded()`` does.
     public func encoded() throws(BookmarkFormatError) -> [UInt8] {
         let section = try bookmark.encodedDataSection()
         guard section.count <= Int(UInt32.max) - AliasFile.headerSize else {

@@ -55,7 +55,7 @@ extension BookmarkRecord {
 extension ByteString {
     /// A `file://` URL for a directory path: bytes outside the URL-safe set percent-encoded,
     /// ending in `/` (as Apple writes volURL).
-    public init(fileURLForDirectory path: [UInt8]) {
+    package init(fileURLForDirectory path: [UInt8]) {
         var out = Array("file://".utf8)
         for b in path {
             let safe = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)

@@ -2,7 +2,7 @@
 
 extension BookmarkDocument {
     /// The magic of in-memory bookmark data.
-    public static let magic: [UInt8] = Array("book".utf8)
+    package static let magic: [UInt8] = Array("book".utf8)
 
     /// Decodes bookmark data (`book` header, items, TOC chain).
     ///
@@ -14,7 +14,7 @@ extension BookmarkDocument {
     ///   - bytes: the bookmark data.
     ///   - limits: bounds for hostile input.
     /// - Throws: ``BookmarkFormatError`` naming what was wrong and at which byte offset.
-    public init(decoding bytes: [UInt8], limits: BookmarkDecodingLimits = .default) throws(BookmarkFormatError) {
+    package init(decoding bytes: [UInt8], limits: BookmarkDecodingLimits = .default) throws(BookmarkFormatError) {
         guard bytes.count <= limits.maxInputSize else {
             throw BookmarkFormatError(.sizeLimitExceeded(size: bytes.count, limit: limits.maxInputSize), at: 0)
         }

@@ -3,7 +3,7 @@
 extension BookmarkDocument {
     /// The order in which Apple writes the items of the standard keys (observed on the fixtures;
     /// see Docs/FORMAT.md). Keys not listed follow in key order, after any nested TOCs.
-    static let appleItemOrder: [BookmarkKey] = [
+    package static let appleItemOrder: [BookmarkKey] = [
         .creationOptions, .pathComponents, .fileName, .fileIDs, .creationDate, .resourceProps,
         .volHomeDirRelativePathComponentCount, .userName, .userUID, .wasFileIDFormat,
         .volURL, .volName, .volCapacity, .volCreationDate, .volUUID, .volProps, .volPath,
@@ -19,7 +19,7 @@ extension BookmarkDocument {
     ///
     /// - Throws: ``BookmarkFormatError`` with kind `unencodable` for values the layout cannot
     ///   hold (more than 4 GiB, a number whose payload does not fit its subtype, no TOC).
-    public func encoded() throws(BookmarkFormatError) -> [UInt8] {
+    package func encoded() throws(BookmarkFormatError) -> [UInt8] {
         // The section is written after room for the header, so the result is built in one buffer.
         try encodeSection(headerSpace: BookmarkDocument.appleHeaderSize) { (e) throws(BookmarkFormatError) in
             let total = e.count
@@ -38,7 +38,7 @@ extension BookmarkDocument {
     static let magicWord: UInt32 = 0x6B6F_6F62
 
     /// Encodes the data section: first-TOC offset, items, TOCs; offsets relative to its start.
-    func encodedDataSection() throws(BookmarkFormatError) -> [UInt8] {
+    package func encodedDataSection() throws(BookmarkFormatError) -> [UInt8] {
         try encodeSection(headerSpace: 0) { _ in }
     }
 
@@ -64,7 +64,7 @@ extension BookmarkDocument {
     /// The position of numeric key `key` in ``appleItemOrder``, if it is there.
     /// (A switch, not a search of the list: it runs for every numeric entry of every encode.
     /// `EncodingTests` checks that it agrees with the list.)
-    static func appleRank(_ key: UInt32) -> Int? {
+    package static func appleRank(_ key: UInt32) -> Int? {
         switch key {
         case 0xD010: return 0
         case 0x1004: return 1

@@ -5,26 +5,26 @@
 /// Decoding keeps every TOC, key, item type and number subtype, including keys and types this
 /// codec does not know, so `BookmarkDocument(decoding: doc.encoded())` equals `doc`. The typed
 /// view is ``BookmarkRecord``.
-public struct BookmarkDocument: Sendable, Hashable {
+package struct BookmarkDocument: Sendable, Hashable {
     /// The version word Apple writes at offset 8.
-    public static let appleVersion: UInt32 = 0x1004_0000
+    package static let appleVersion: UInt32 = 0x1004_0000
     /// The header size Apple writes at offset 12.
-    public static let appleHeaderSize = 48
+    package static let appleHeaderSize = 48
 
     /// The version word (offset 8 of the header).
-    public var version: UInt32
+    package var version: UInt32
     /// The tables of contents, in chain order; the first is where the header points.
-    public var tocs: [BookmarkTOC]
+    package var tocs: [BookmarkTOC]
 
     /// Creates a document.
-    public init(version: UInt32 = BookmarkDocument.appleVersion, tocs: [BookmarkTOC] = [BookmarkTOC(id: 1)]) {
+    package init(version: UInt32 = BookmarkDocument.appleVersion, tocs: [BookmarkTOC] = [BookmarkTOC(id: 1)]) {
         self.version = version
         self.tocs = tocs
     }
 
     /// The TOC with the given id, if any; setting replaces it or appends a new one (setting
     /// `nil` removes it).
-    public subscript(tocID id: UInt32) -> BookmarkTOC? {
+    package subscript(tocID id: UInt32) -> BookmarkTOC? {
         get { tocs.first { $0.id == id } }
         set {
             if let i = tocs.firstIndex(where: { $0.id == id }) {
@@ -37,7 +37,7 @@ public struct BookmarkDocument: Sendable, Hashable {
     }
 
     /// The target's TOC: id 1 when present, else the first TOC.
-    public var targetTOC: BookmarkTOC? { targetIndex.map { tocs[$0] } }
+    package var targetTOC: BookmarkTOC? { targetIndex.map { tocs[$0] } }
 
     /// The index of ``targetTOC`` in ``tocs``.
     var targetIndex: Int? { tocs.firstIndex { $0.id == BookmarkTOC.targetID } ?? (tocs.isEmpty ? nil : 0) }
@@ -53,7 +53,7 @@ public struct BookmarkDocument: Sendable, Hashable {
     }
 
     /// The item stored under `key` in the target TOC (id 1); setting creates TOC 1 if needed.
-    public subscript(key: BookmarkKey) -> BookmarkItem? {
+    package subscript(key: BookmarkKey) -> BookmarkItem? {
         get { targetIndex.flatMap { tocs[$0][key] } }
         set { modifyTargetTOC { $0[key] = newValue } }
     }

@@ -6,11 +6,11 @@
 /// An entry made by decoding holds its item as validated bytes and builds the ``value`` on each
 /// read (see Docs/FORMAT.md, "Storage model"); setting ``value`` stores the item itself. Either
 /// way, entries compare and hash by the item's value.
-public struct BookmarkEntry: Sendable, Hashable {
+package struct BookmarkEntry: Sendable, Hashable {
     /// The key.
-    public var key: BookmarkKey
+    package var key: BookmarkKey
     /// The item.
-    public var value: BookmarkItem {
+    package var value: BookmarkItem {
         get {
             switch storage {
             case .item(let item): return item
@@ -20,12 +20,19 @@ public struct BookmarkEntry: Sendable, Hashable {
         set { storage = .item(newValue) }
     }
     /// The third word of the entry.
-    public var flags: UInt32
+    package var flags: UInt32
     /// The item, as a value or as a place in validated bytes.
     var storage: EntryStorage
 
+    /// Whether the item is still a place in validated bytes (decoded and not set since): what
+    /// the storage tests check without seeing the storage itself.
+    package var isStored: Bool {
+        if case .stored = storage { return true }
+        return false
+    }
+
     /// Creates an entry.
-    public init(key: BookmarkKey, value: BookmarkItem, flags: UInt32 = 0) {
+    package init(key: BookmarkKey, value: BookmarkItem, flags: UInt32 = 0) {
         self.key = key
         self.storage = .item(value)
         self.flags = flags
@@ -39,7 +46,7 @@ public struct BookmarkEntry: Sendable, Hashable {
     }
 
     /// Equal when keys, items (by value) and flags are equal.
-    public static func == (lhs: BookmarkEntry, rhs: BookmarkEntry) -> Bool {
+    package static func == (lhs: BookmarkEntry, rhs: BookmarkEntry) -> Bool {
         guard lhs.key == rhs.key, lhs.flags == rhs.flags else { return false }
         // The same validated item is equal to itself without building it.
         if case .stored(let a, let x) = lhs.storage, case .stored(let b, let y) = rhs.storage, a === b, x == y {
@@ -49,7 +56,7 @@ public struct BookmarkEntry: Sendable, Hashable {
     }
 
     /// Hashes key, item value and flags.
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(key)
         hasher.combine(value)
         hasher.combine(flags)

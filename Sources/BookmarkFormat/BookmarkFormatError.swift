@@ -49,7 +49,7 @@ public struct BookmarkFormatError: Error, Sendable, Hashable, CustomStringConver
     public var offset: Int?
 
     /// Creates an error of the given kind found at `offset`.
-    public init(_ kind: Kind, at offset: Int?) {
+    package init(_ kind: Kind, at offset: Int?) {
         self.kind = kind
         self.offset = offset
     }

@@ -32,7 +32,7 @@ public struct BookmarkInspection: Sendable {
     /// `creationDate`, `displayName`, `creationOptions`, `userName`, `userUID`,
     /// `resourceProperties`, `volume`, `bootVolume`, `volInfoDepths`, `linux`, `aliasRecord`,
     /// `tocs` (every TOC and entry) and `keys` (every key of the target TOC by key text).
-    public var json: JSONValue {
+    var json: JSONValue {
         var o: [String: JSONValue] = [:]
         o["origin"] = origin.map(JSONValue.string) ?? .null
         o["container"] = source.map { .string($0.container.rawValue) } ?? .string("bookmarkData")
@@ -80,7 +80,7 @@ public struct BookmarkInspection: Sendable {
     public var jsonText: String { json.serialized(pretty: true) }
 
     /// An item as JSON: `{"type": …, "value": …}` plus type-specific fields.
-    public static func itemJSON(_ item: BookmarkItem) -> JSONValue {
+    static func itemJSON(_ item: BookmarkItem) -> JSONValue {
         var o: [String: JSONValue] = ["type": .string(item.typeName)]
         switch item {
         case .string(let s), .url(let s):
@@ -207,7 +207,7 @@ public struct BookmarkInspection: Sendable {
     }
 
     /// One-line rendering of an item's value.
-    public static func itemText(_ item: BookmarkItem) -> String {
+    static func itemText(_ item: BookmarkItem) -> String {
         switch item {
         case .string(let s): return "\"\(s.escaped)\""
         case .url(let s): return "<\(s.escaped)>"

@@ -1,7 +1,8 @@
 // BookmarkFormat: the typed items of Apple's `book` layout.
 
-/// One value in bookmark data: every item type of Apple's `book` layout, plus ``unknown`` for
-/// types this codec does not know, kept verbatim so that decoding then encoding loses nothing.
+/// One value in bookmark data: every item type of Apple's `book` layout, plus
+/// ``unknown(type:payload:)`` for types this codec does not know, kept verbatim so that decoding
+/// then encoding loses nothing.
 public indirect enum BookmarkItem: Sendable, Hashable {
     /// `0x0101`: a string (UTF-8 as Apple writes it; any bytes are kept).
     case string(ByteString)
@@ -31,35 +32,35 @@ public indirect enum BookmarkItem: Sendable, Hashable {
     // MARK: - Type codes
 
     /// Item type words as stored (little-endian u32 after the length).
-    public enum TypeCode: Sendable {
+    package enum TypeCode: Sendable {
         /// UTF-8 string.
-        public static let string: UInt32 = 0x0101
+        package static let string: UInt32 = 0x0101
         /// Data.
-        public static let data: UInt32 = 0x0201
+        package static let data: UInt32 = 0x0201
         /// Number base; the low byte is the CFNumber subtype.
-        public static let numberBase: UInt32 = 0x0300
+        package static let numberBase: UInt32 = 0x0300
         /// Date.
-        public static let date: UInt32 = 0x0400
+        package static let date: UInt32 = 0x0400
         /// Boolean false.
-        public static let boolFalse: UInt32 = 0x0500
+        package static let boolFalse: UInt32 = 0x0500
         /// Boolean true.
-        public static let boolTrue: UInt32 = 0x0501
+        package static let boolTrue: UInt32 = 0x0501
         /// Array.
-        public static let array: UInt32 = 0x0601
+        package static let array: UInt32 = 0x0601
         /// Dictionary.
-        public static let dictionary: UInt32 = 0x0701
+        package static let dictionary: UInt32 = 0x0701
         /// UUID.
-        public static let uuid: UInt32 = 0x0801
+        package static let uuid: UInt32 = 0x0801
         /// Absolute URL.
-        public static let url: UInt32 = 0x0901
+        package static let url: UInt32 = 0x0901
         /// Relative URL.
-        public static let relativeURL: UInt32 = 0x0902
+        package static let relativeURL: UInt32 = 0x0902
         /// Null.
-        public static let null: UInt32 = 0x0A01
+        package static let null: UInt32 = 0x0A01
     }
 
     /// The type word this item is written with.
-    public var typeCode: UInt32 {
+    package var typeCode: UInt32 {
         switch self {
         case .string: return TypeCode.string
         case .data: return TypeCode.data

@@ -150,7 +150,7 @@ extension BookmarkKey {
     public static let aliasData = BookmarkKey.numeric(0xFE00)
 
     /// Apple's debug names of the known numeric keys.
-    public static let appleNames: [UInt32: String] = [
+    static let appleNames: [UInt32: String] = [
         0x1003: "urlString", 0x1004: "pathComponents", 0x1005: "fileIDs",
         0x1006: "pathComponentProps", 0x1008: "tagStyle", 0x1010: "resourceProps",
         0x1020: "fileName", 0x1030: "fileID", 0x1040: "creationDate", 0x1041: "accessDate",

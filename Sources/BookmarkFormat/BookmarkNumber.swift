@@ -71,7 +71,7 @@ public enum BookmarkNumber: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The little-endian payload as stored in the item.
-    public var payload: [UInt8] {
+    package var payload: [UInt8] {
         switch self {
         case .sint8(let v): return [UInt8(bitPattern: v)]
         case .sint16(let v): return UInt16(bitPattern: v).littleEndianBytes
@@ -84,7 +84,7 @@ public enum BookmarkNumber: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Decodes a payload of the given subtype; `nil` when the length does not fit the subtype.
-    public init?(subtype: UInt8, payload: [UInt8]) {
+    package init?(subtype: UInt8, payload: [UInt8]) {
         switch (subtype, payload.count) {
         case (1, 1): self = .sint8(Int8(bitPattern: payload[0]))
         case (2, 2): self = .sint16(Int16(bitPattern: UInt16(littleEndianBytes: payload)))

@@ -1,18 +1,20 @@
 // BookmarkFormat: the typed record over a bookmark's raw items.
 
-/// A bookmark with named, typed properties (Apple's debug names), over a ``BookmarkDocument``
-/// that keeps everything else verbatim.
+/// Bookmark data in Apple's `book` layout, with named, typed properties (Apple's debug names)
+/// over raw tables of contents that keep everything else verbatim.
 ///
-/// Every property reads from and writes to the target TOC (id 1) of ``document``, so keys this
+/// Every property reads from and writes to the target's table of contents (id 1), so keys this
 /// type does not name (sandbox extensions, icons, string-keyed resource values, unknown keys)
-/// survive a decode → modify → encode cycle. A property whose stored item has an unexpected
-/// type reads as `nil`; setting `nil` removes the key.
+/// survive a decode → modify → encode cycle; ``subscript(_:)`` reads and writes any of them.
+/// A property whose stored item has an unexpected type reads as `nil`; setting `nil` removes
+/// the key.
 public struct BookmarkRecord: Sendable, Hashable {
-    /// The raw document.
-    public var document: BookmarkDocument
+    /// The raw tables of contents (every TOC, key, item type and number subtype as decoded).
+    /// Not public: the layout is the codec's business; callers use the typed properties.
+    package var document: BookmarkDocument
 
     /// Creates a record over `document`.
-    public init(document: BookmarkDocument) { self.document = document }
+    package init(document: BookmarkDocument) { self.document = document }
 
     /// Creates an empty record (one empty TOC with id 1).
     public init() { self.document = BookmarkDocument() }
@@ -23,7 +25,11 @@ public struct BookmarkRecord: Sendable, Hashable {
         self.document = try BookmarkDocument(decoding: bytes, limits: limits)
     }
 
-    /// Encodes as Apple writes bookmark data (see ``BookmarkDocument/encoded()``).
+    /// Encodes as Apple writes bookmark data: a 48-byte `book` header, then the items 4-byte
+    /// aligned (equal items written once and shared), then the tables of contents, each sorted
+    /// by key (Docs/FORMAT.md).
+    /// - Throws: ``BookmarkFormatError`` (`unencodable`) for values the layout cannot hold (more
+    ///   than 4 GiB, a number whose payload does not fit its subtype).
     public func encoded() throws(BookmarkFormatError) -> [UInt8] { try document.encoded() }
 
     /// The raw item under `key` in the target TOC.
@@ -56,10 +62,10 @@ public struct BookmarkRecord: Sendable, Hashable {
     /// The item ``pathComponents`` stores for one component. A caller that makes many records
     /// with the same directories (a creation cache) can keep these items and hand them to
     /// ``setPathComponents(items:)``: they are then shared, not built again.
-    public static func pathComponentItem(_ component: ByteString) -> BookmarkItem { .string(component) }
+    package static func pathComponentItem(_ component: ByteString) -> BookmarkItem { .string(component) }
 
     /// Sets ``pathComponents`` from items made by ``pathComponentItem(_:)``.
-    public mutating func setPathComponents(items: [BookmarkItem]) { self[.pathComponents] = .array(items) }
+    package mutating func setPathComponents(items: [BookmarkItem]) { self[.pathComponents] = .array(items) }
 
     /// The path as bytes: `"/" + join(pathComponents, "/")`, or `nil` without components.
     public var pathBytes: ByteString? {
@@ -96,10 +102,10 @@ public struct BookmarkRecord: Sendable, Hashable {
 
     /// The item ``fileIDs`` stores for one ID (`nil`: null, as Apple writes for volumes without
     /// persistent IDs). See ``pathComponentItem(_:)`` for why a caller would keep these.
-    public static func fileIDItem(_ id: Int64?) -> BookmarkItem { id.map(BookmarkItem.int64) ?? .null }
+    package static func fileIDItem(_ id: Int64?) -> BookmarkItem { id.map(BookmarkItem.int64) ?? .null }
 
     /// Sets ``fileIDs`` from items made by ``fileIDItem(_:)``.
-    public mutating func setFileIDs(items: [BookmarkItem]) { self[.fileIDs] = .array(items) }
+    package mutating func setFileIDs(items: [BookmarkItem]) { self[.fileIDs] = .array(items) }
 
     /// `0x1030` fileID (SInt64).
     public var fileID: Int64? {
@@ -141,10 +147,10 @@ public struct BookmarkRecord: Sendable, Hashable {
     }
 
     /// The item ``resourceProperties`` stores for `flags` (for callers that keep the few they use).
-    public static func resourcePropertiesItem(_ flags: BookmarkPropertyFlags) -> BookmarkItem { .data(flags.bytes) }
+    package static func resourcePropertiesItem(_ flags: BookmarkPropertyFlags) -> BookmarkItem { .data(flags.bytes) }
 
     /// Sets ``resourceProperties`` from an item made by ``resourcePropertiesItem(_:)``.
-    public mutating func setResourceProperties(item: BookmarkItem) { self[.resourceProps] = item }
+    package mutating func setResourceProperties(item: BookmarkItem) { self[.resourceProps] = item }
 
     /// `0xF017` displayName.
     public var displayName: ByteString? {
@@ -214,7 +220,7 @@ public struct BookmarkRecord: Sendable, Hashable {
 
     /// The target volume's path, name and UUID alone (see ``BookmarkVolume/init(identityIn:)``):
     /// cheaper than ``volume`` when the other volume facts are not needed.
-    public var volumeIdentity: BookmarkVolume {
+    package var volumeIdentity: BookmarkVolume {
         document.targetTOC.map(BookmarkVolume.init(identityIn:)) ?? BookmarkVolume()
     }
 
@@ -250,13 +256,13 @@ public struct BookmarkRecord: Sendable, Hashable {
 
     /// `0x2040` diskImageDepth: the id of the TOC holding the nested bookmark of the disk
     /// image the volume lives on (ids of 4000 and up).
-    public var diskImageTOCID: UInt32? {
+    var diskImageTOCID: UInt32? {
         get { self[.diskImageDepth]?.integerValue.map { UInt32(truncatingIfNeeded: $0) } }
         set { self[.diskImageDepth] = newValue.map { .int32(Int32(bitPattern: $0)) } }
     }
 
     /// The nested disk-image bookmark (the TOC named by ``diskImageTOCID``), if present.
-    public var diskImageTOC: BookmarkTOC? {
+    var diskImageTOC: BookmarkTOC? {
         diskImageTOCID.flatMap { document[tocID: $0] }
     }
 
@@ -277,11 +283,11 @@ public struct BookmarkRecord: Sendable, Hashable {
 
     /// Our per-file Linux facts alone (generation, handle, birth time, subvolume, mount-relative
     /// path), with the volume's facts `nil`: cheaper than ``linux`` when those are not needed.
-    public var linuxFileFacts: LinuxFileFacts {
+    package var linuxFileFacts: LinuxFileFacts {
         document.targetTOC.map { LinuxFileFacts(toc: $0, includingVolumeFacts: false) } ?? LinuxFileFacts()
     }
 
-    /// Our Linux facts (string keys under ``LinuxKeys/prefix``). Setting a birth time outside
+    /// Our Linux facts (string keys under `org.swift-bookmarks.linux.`). Setting a birth time outside
     /// the 64-bit nanosecond range drops it; use ``setLinuxFacts(_:)`` to get an error instead.
     public var linux: LinuxFileFacts {
         get { document.targetTOC.map(LinuxFileFacts.init(toc:)) ?? LinuxFileFacts() }
@@ -302,7 +308,7 @@ public struct BookmarkRecord: Sendable, Hashable {
     /// mount-relative path) and leaves the volume's (UUID source, file-system type, fsid) as
     /// they are: for records started from a copy that already carries the volume's facts.
     /// - Throws: ``BookmarkFormatError`` (`unencodable`) for a birth time out of range.
-    public mutating func setLinuxFileFacts(_ facts: LinuxFileFacts) throws(BookmarkFormatError) {
+    package mutating func setLinuxFileFacts(_ facts: LinuxFileFacts) throws(BookmarkFormatError) {
         try document.modifyTargetTOC { (toc: inout BookmarkTOC) throws(BookmarkFormatError) in
             try facts.apply(to: &toc, includingVolumeFacts: false)
         }

@@ -4,19 +4,19 @@
 ///
 /// TOC `1` describes the target; `0xF000` the boot volume (when the target is elsewhere);
 /// ids of 4000 and up hold nested disk-image bookmarks.
-public struct BookmarkTOC: Sendable, Hashable {
+package struct BookmarkTOC: Sendable, Hashable {
     /// TOC id of the target.
-    public static let targetID: UInt32 = 1
+    package static let targetID: UInt32 = 1
     /// TOC id of the boot-volume information.
-    public static let bootVolumeID: UInt32 = 0xF000
+    package static let bootVolumeID: UInt32 = 0xF000
 
     /// The TOC id.
-    public var id: UInt32
+    package var id: UInt32
     /// The entries, sorted by key (numeric keys first), with no key twice.
-    public private(set) var entries: [BookmarkEntry]
+    package private(set) var entries: [BookmarkEntry]
 
     /// Creates a TOC; entries are sorted by key, and for a repeated key the last one wins.
-    public init(id: UInt32, entries: [BookmarkEntry] = []) {
+    package init(id: UInt32, entries: [BookmarkEntry] = []) {
         self.id = id
         var byKey: [BookmarkKey: BookmarkEntry] = [:]
         for e in entries { byKey[e.key] = e }
@@ -30,7 +30,7 @@ public struct BookmarkTOC: Sendable, Hashable {
     }
 
     /// The item stored under `key`; setting `nil` removes the entry.
-    public subscript(key: BookmarkKey) -> BookmarkItem? {
+    package subscript(key: BookmarkKey) -> BookmarkItem? {
         get { index(of: key).map { entries[$0].value } }
         set {
             let i = lowerBound(key)
@@ -45,7 +45,7 @@ public struct BookmarkTOC: Sendable, Hashable {
     }
 
     /// The keys, in order.
-    public var keys: [BookmarkKey] { entries.map(\.key) }
+    package var keys: [BookmarkKey] { entries.map(\.key) }
 
     func index(of key: BookmarkKey) -> Int? {
         let i = lowerBound(key)

@@ -1,9 +1,9 @@
 // BookmarkFormat: the volume facts of one TOC.
 
-/// What a TOC says about a volume: mount path, URL, name, UUID, capacity and so on.
+/// What a bookmark says about a volume: mount path, URL, name, UUID, capacity and so on.
 ///
-/// Read it with ``init(toc:)`` and write it back with ``apply(to:)``; ``BookmarkRecord/volume``
-/// and ``BookmarkRecord/bootVolume`` do both.
+/// ``BookmarkRecord/volume`` (the target's volume) and ``BookmarkRecord/bootVolume`` read and
+/// write these facts.
 public struct BookmarkVolume: Sendable, Hashable {
     /// `0x2002` volPath: the mount point, e.g. `/` or `/Volumes/SANDISK`.
     public var path: ByteString?
@@ -45,7 +45,7 @@ public struct BookmarkVolume: Sendable, Hashable {
     }
 
     /// Reads the volume keys of `toc` (values of an unexpected type read as `nil`).
-    public init(toc: BookmarkTOC) {
+    package init(toc: BookmarkTOC) {
         path = toc[.volPath]?.byteString
         if case .url(let u)? = toc[.volURL] { url = u }
         name = toc[.volName]?.byteString
@@ -61,7 +61,7 @@ public struct BookmarkVolume: Sendable, Hashable {
     /// The volume's identity alone from `toc`: ``path``, ``name`` and ``uuid``, read as
     /// ``init(toc:)`` reads them; every other field `nil`. Three lookups instead of ten, for
     /// readers that only need to find the volume (resolution derives these once per bookmark).
-    public init(identityIn toc: BookmarkTOC) {
+    package init(identityIn toc: BookmarkTOC) {
         path = toc[.volPath]?.byteString
         name = toc[.volName]?.byteString
         uuid = toc[.volUUID]?.stringValue
@@ -72,7 +72,7 @@ public struct BookmarkVolume: Sendable, Hashable {
 
     /// Writes every field into `toc` the way Apple does (capacity as SInt64, UUID as an
     /// upper-case string); `nil` fields remove their key.
-    public func apply(to toc: inout BookmarkTOC) {
+    package func apply(to toc: inout BookmarkTOC) {
         toc[.volPath] = path.map(BookmarkItem.string)
         toc[.volURL] = url.map(BookmarkItem.url)
         toc[.volName] = name.map(BookmarkItem.string)

@@ -1,7 +1,7 @@
 // BookmarkFormat: a small JSON tree with deterministic (sorted-key) output.
 
 /// A JSON value, serialised with sorted object keys so output is stable byte for byte.
-public indirect enum JSONValue: Sendable, Hashable {
+indirect enum JSONValue: Sendable, Hashable {
     /// `null`.
     case null
     /// `true` / `false`.
@@ -20,7 +20,7 @@ public indirect enum JSONValue: Sendable, Hashable {
     case object([String: JSONValue])
 
     /// The serialised text, pretty-printed with two-space indentation when `pretty`.
-    public func serialized(pretty: Bool = true) -> String {
+    func serialized(pretty: Bool = true) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(4096)
         write(into: &out, indent: pretty ? 0 : nil)

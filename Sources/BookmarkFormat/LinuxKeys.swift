@@ -3,31 +3,31 @@
 /// The string keys under which we store Linux-only facts. Apple's parsers treat string keys as
 /// extra resource values, so bookmarks carrying them stay readable by mac_alias, fq and macOS.
 /// Docs/FORMAT.md defines each key's item type and meaning.
-public enum LinuxKeys: Sendable {
+package enum LinuxKeys: Sendable {
     /// The prefix of every key we define.
-    public static let prefix = "org.swift-bookmarks.linux."
+    package static let prefix = "org.swift-bookmarks.linux."
 
     /// SInt64: the inode generation (`FS_IOC_GETVERSION`), as an unsigned bit pattern.
-    public static let generation = BookmarkKey.string(ByteString(prefix + "generation"))
+    package static let generation = BookmarkKey.string(ByteString(prefix + "generation"))
     /// SInt32: the `handle_type` of `name_to_handle_at`.
-    public static let handleType = BookmarkKey.string(ByteString(prefix + "handleType"))
+    package static let handleType = BookmarkKey.string(ByteString(prefix + "handleType"))
     /// Data: the `f_handle` bytes of `name_to_handle_at`.
-    public static let handle = BookmarkKey.string(ByteString(prefix + "handle"))
+    package static let handle = BookmarkKey.string(ByteString(prefix + "handle"))
     /// SInt64: birth time (`statx` `stx_btime`) in nanoseconds since 1970-01-01 UTC.
-    public static let birthTime = BookmarkKey.string(ByteString(prefix + "birthTime"))
+    package static let birthTime = BookmarkKey.string(ByteString(prefix + "birthTime"))
     /// SInt64: the btrfs subvolume id, as an unsigned bit pattern.
-    public static let subvolumeID = BookmarkKey.string(ByteString(prefix + "subvolumeID"))
+    package static let subvolumeID = BookmarkKey.string(ByteString(prefix + "subvolumeID"))
     /// String: where the volume UUID (`0x2011`) came from, one of ``VolumeUUIDSource``.
-    public static let volumeUUIDSource = BookmarkKey.string(ByteString(prefix + "volumeUUIDSource"))
+    package static let volumeUUIDSource = BookmarkKey.string(ByteString(prefix + "volumeUUIDSource"))
     /// String (bytes): the target's path relative to its mount point, without a leading `/`.
-    public static let mountRelativePath = BookmarkKey.string(ByteString(prefix + "mountRelativePath"))
+    package static let mountRelativePath = BookmarkKey.string(ByteString(prefix + "mountRelativePath"))
     /// String: the file-system type name from `/proc/self/mountinfo` (e.g. `ext4`).
-    public static let fsType = BookmarkKey.string(ByteString(prefix + "fsType"))
+    package static let fsType = BookmarkKey.string(ByteString(prefix + "fsType"))
     /// Data, 8 bytes: `statfs` `f_fsid`, `val[0]` then `val[1]`, each little-endian 32-bit.
-    public static let fsid = BookmarkKey.string(ByteString(prefix + "fsid"))
+    package static let fsid = BookmarkKey.string(ByteString(prefix + "fsid"))
 
     /// Every key we define.
-    public static let all: [BookmarkKey] = [
+    package static let all: [BookmarkKey] = [
         generation, handleType, handle, birthTime, subvolumeID, volumeUUIDSource, mountRelativePath, fsType, fsid,
     ]
 }
@@ -153,7 +153,7 @@ public struct LinuxFileFacts: Sendable, Hashable {
     public var isEmpty: Bool { self == LinuxFileFacts() }
 
     /// Reads the facts from `toc` (values of an unexpected type read as `nil`).
-    public init(toc: BookmarkTOC) {
+    package init(toc: BookmarkTOC) {
         self.init(toc: toc, includingVolumeFacts: true)
     }
 
@@ -174,7 +174,7 @@ public struct LinuxFileFacts: Sendable, Hashable {
     /// Writes the facts into `toc`; `nil` fields remove their key.
     /// - Throws: ``BookmarkFormatError`` (`unencodable`) for a birth time beyond what 64-bit
     ///   nanoseconds hold (before 1678 or after 2262).
-    public func apply(to toc: inout BookmarkTOC) throws(BookmarkFormatError) {
+    package func apply(to toc: inout BookmarkTOC) throws(BookmarkFormatError) {
         try apply(to: &toc, includingVolumeFacts: true)
     }
 

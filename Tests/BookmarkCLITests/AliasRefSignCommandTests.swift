@@ -8,7 +8,7 @@ import VolumeFixtures
 #endif
 
 /// `bookmark alias / refresh / ref / make --sign / resolve --verify`, as a script would run them.
-@Suite("bookmark alias, refresh, ref, --sign, --verify", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("bookmark alias, refresh, ref, --sign, --verify", .serialized, .requiresRealVolumes)
 struct AliasRefSignCommandTests {
     typealias Object = [String: Any]
 
@@ -193,7 +193,7 @@ struct AliasRefSignCommandTests {
     }
 
     @Test("as uid 65534: alias, resolve and refresh in its own directory; a read-only directory refuses with 13",
-          .enabled(if: Unprivileged.isAvailable))
+          .requiresUnprivilegedUser)
     func unprivilegedAliases() throws {
         try LoopVolume.withVolume(.xfs) { volume in
             let home = volume.path("nobody")
@@ -245,7 +245,7 @@ struct AliasRefSignCommandTests {
     }
 
     @Test("as uid 65534: root's key is refused; its own key works until it is opened up",
-          .enabled(if: Unprivileged.isAvailable))
+          .requiresUnprivilegedUser)
     func unprivilegedKeys() throws {
         try LoopVolume.withVolume(.ext4) { volume in
             let file = volume.path("doc.txt")

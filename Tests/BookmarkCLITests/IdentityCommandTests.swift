@@ -3,7 +3,7 @@ import Testing
 import VolumeFixtures
 
 /// `bookmark volumes` and `bookmark id`, run as a user would, on real volumes, as root and unprivileged.
-@Suite("bookmark volumes / id", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("bookmark volumes / id", .serialized, .requiresRealVolumes)
 struct IdentityCommandTests {
     typealias Object = [String: Any]
 
@@ -72,7 +72,7 @@ struct IdentityCommandTests {
 
     @Test(
         "unprivileged (setpriv uid 65534): the same identities and UUID sources as root",
-        .enabled(if: Unprivileged.isAvailable), arguments: [FixtureFileSystem.ext4, .xfs, .btrfs])
+        .requiresUnprivilegedUser, arguments: [FixtureFileSystem.ext4, .xfs, .btrfs])
     func unprivileged(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { fixture in
             let file = fixture.path("shared.txt")
@@ -91,9 +91,8 @@ struct IdentityCommandTests {
     }
 
     @Test("unprivileged on exFAT: the device cannot be read, libblkid's cache answers, flagged unverified",
-          .enabled(if: Unprivileged.isAvailable))
+          .requiresUnprivilegedUser, .requiresFileSystems(.exfat))
     func unreadableBlockDevice() throws {
-        try #require(VolumeSupport.canMake(.exfat), "mkfs.exfat is missing")
         try LoopVolume.withVolume(.exfat, label: "cached") { fixture in
             let device = try #require(fixture.loopDevice)
             // A root run of blkid fills /run/blkid/blkid.tab, as on a normal system.
@@ -140,7 +139,7 @@ struct ExitCodeTests {
         }
     }
 
-    @Test("permission denied exits 13", .enabled(if: Unprivileged.isAvailable))
+    @Test("permission denied exits 13", .requiresUnprivilegedUser)
     func permissionDenied() throws {
         let result = try BookmarkTool.runUnprivileged(["id", "/root/.", "--json"])
         #expect(result.status == 13, "stderr: \(result.stderr)")

@@ -3,7 +3,7 @@ import Testing
 import VolumeFixtures
 
 /// `bookmark make / resolve / values`, run as a script would, with every exit code of the table.
-@Suite("bookmark make / resolve / values", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("bookmark make / resolve / values", .serialized, .requiresRealVolumes)
 struct ResolveCommandTests {
     typealias Object = [String: Any]
 

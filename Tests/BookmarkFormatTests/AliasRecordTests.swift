@@ -1,6 +1,7 @@
 // Legacy `alis` records (v2 and v3, standalone and embedded at 0xFE00), FinderInfo.
+import BookmarkFormat
+import Foundation
 import Testing
-@testable import BookmarkFormat
 
 @Suite("Alias records and Finder info")
 struct AliasRecordTests {
@@ -68,7 +69,7 @@ struct AliasRecordTests {
         #expect(r.creationDate == BookmarkDate(secondsSinceReferenceDate: 538_848_000))
         #expect(r.aliasData == bytes)
         // Base64 text of the same record is recognised too.
-        let b64 = try BookmarkSource(decoding: Array(Base64.encode(bytes).utf8))
+        let b64 = try BookmarkSource(decoding: Array(Data(bytes).base64EncodedString().utf8))
         #expect(b64.wasBase64)
         #expect(b64.record == r)
     }
@@ -76,7 +77,7 @@ struct AliasRecordTests {
     @Test func version2RoundTrips() throws {
         var a = AliasRecord(version: 2, kind: 1)
         a.volumeName = Array("Macintosh HD".utf8)
-        a.targetName = MacRoman.encode("Café")
+        a.targetName = Array("Caf".utf8) + [0x8E]  // "Café" in Mac OS Roman
         a.volumeCreationDate = AliasTimestamp(seconds1904: 3_500_000_000)
         a.creationDate = AliasTimestamp(seconds1904: 3_600_000_000)
         a.parentCNID = 2
@@ -139,7 +140,7 @@ struct AliasRecordTests {
 
     @Test func aliasFileContainer() throws {
         let record = try Fixtures.record("fq-sample2.book")
-        let file = try AliasFile(bookmark: record.document).encoded()
+        let file = try AliasFile(record: record).encoded()
         #expect(Array(file[0..<16]) == AliasFile.magic)
         let r = ByteReader(file)
         #expect(try r.u32le(16) == 56)

@@ -1,6 +1,6 @@
 // Every real macOS fixture decodes to exactly the values in ../shared/fixtures/apple/README.md.
 import Testing
-@testable import BookmarkFormat
+import BookmarkFormat
 
 @Suite("Apple fixtures")
 struct FixtureTests {

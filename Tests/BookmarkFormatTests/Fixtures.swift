@@ -1,6 +1,6 @@
 // Reads the shared Apple fixtures (never copied into the project).
 import Foundation
-@testable import BookmarkFormat
+import BookmarkFormat
 
 enum Fixtures {
     /// `<package root>/../shared/fixtures/apple`, found from this file's path.

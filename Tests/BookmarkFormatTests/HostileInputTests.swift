@@ -1,6 +1,6 @@
 // Malformed and malicious input fails fast with a typed error; it never traps or hangs.
 import Testing
-@testable import BookmarkFormat
+import BookmarkFormat
 
 @Suite("Hostile input")
 struct HostileInputTests {

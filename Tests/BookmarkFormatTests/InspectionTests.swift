@@ -1,7 +1,7 @@
 // The offline dump (text and JSON) used by `bookmark inspect`.
 import Foundation
 import Testing
-@testable import BookmarkFormat
+import BookmarkFormat
 
 @Suite("Inspection dump")
 struct InspectionTests {

@@ -3,7 +3,7 @@
 // with the reason shown in the test output.
 import Foundation
 import Testing
-@testable import BookmarkFormat
+import BookmarkFormat
 
 enum Peers {
     struct Output {

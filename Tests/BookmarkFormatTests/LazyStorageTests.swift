@@ -1,7 +1,7 @@
 // Decoded documents keep validated bytes and build items on access; they must behave exactly
 // like documents built from values: same items, same equality and hashes, same encoded bytes.
 import Testing
-@testable import BookmarkFormat
+import BookmarkFormat
 
 @Suite("Lazy storage")
 struct LazyStorageTests {
@@ -15,7 +15,7 @@ struct LazyStorageTests {
     /// Whether every entry of `doc` still holds its item as stored bytes.
     static func allStored(_ doc: BookmarkDocument) -> Bool {
         doc.tocs.allSatisfy { toc in
-            toc.entries.allSatisfy { if case .stored = $0.storage { return true } else { return false } }
+            toc.entries.allSatisfy(\.isStored)
         }
     }
 
@@ -214,7 +214,7 @@ struct LazyStorageTests {
         doc[.string("alpha")] = .int32(2)
         var bytes = try doc.encoded()
         // Swap the first two table rows: still a valid document, sorted on decode.
-        let toc = 48 + Int(UInt32(littleEndianBytes: Array(bytes[48..<52])))
+        let toc = 48 + Int(try ByteReader(bytes).u32le(48))
         let rows = toc + 20
         let first = Array(bytes[rows..<(rows + 12)])
         bytes.replaceSubrange(rows..<(rows + 12), with: bytes[(rows + 12)..<(rows + 24)])

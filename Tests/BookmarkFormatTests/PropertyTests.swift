@@ -1,7 +1,7 @@
 // Properties: random records round-trip; arbitrary bytes never trap.
 import PropertyBased
 import Testing
-@testable import BookmarkFormat
+import BookmarkFormat
 
 @Suite("Properties")
 struct PropertyTests {
@@ -16,8 +16,8 @@ struct PropertyTests {
             #expect(decoded.volume == record.volume)
             #expect(decoded.linux == record.linux)
             // The alias-file container holds the same section.
-            let file = try #require(try? AliasFile(bookmark: record.document).encoded())
-            #expect((try? AliasFile(decoding: file))?.bookmark == record.document)
+            let file = try #require(try? AliasFile(record: record).encoded())
+            #expect((try? AliasFile(decoding: file))?.record == record)
         }
     }
 

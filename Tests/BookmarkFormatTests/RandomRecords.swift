@@ -1,5 +1,5 @@
 // Deterministic random bookmark records for property and interop tests.
-@testable import BookmarkFormat
+import BookmarkFormat
 
 enum RandomRecords {
     static let nameScalars: [String] = ["a", "b", "Z", "0", "9", " ", "-", "_", ".", "é", "ß", "ü", "中", "😀", "Å"]

@@ -11,7 +11,7 @@ import VolumeFixtures
 @Suite("Apple's alias-file API", .serialized)
 struct AliasFileAPITests {
     @Test("writeBookmarkData, bookmarkData(withContentsOf:), URL(resolvingAliasFileAt:) after a move",
-          .enabled(if: VolumeSupport.isAvailable))
+          .requiresRealVolumes)
     func roundTrip() throws {
         try LoopVolume.withVolume(.ext4) { volume in
             let target = URL(fileURLWithPath: volume.path("Photos/cat.jpg"))

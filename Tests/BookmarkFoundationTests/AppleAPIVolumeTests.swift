@@ -8,7 +8,7 @@ import VolumeFixtures
 #endif
 
 /// The Apple-style code in AppleStyleBookmarks.swift, run against a real loop-mounted ext4 volume.
-@Suite("Apple's bookmark API on a real ext4 volume", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("Apple's bookmark API on a real ext4 volume", .serialized, .requiresRealVolumes)
 struct AppleAPIVolumeTests {
     @Test("make, store, move, resolve stale, re-create, resolve fresh")
     func moveAndRefresh() throws {

@@ -8,7 +8,7 @@ import VolumeFixtures
 #endif
 
 /// Apple's `NSURL.fileReferenceURL()` / `isFileReferenceURL()` on a real ext4 volume.
-@Suite("Apple's file-reference URL API", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("Apple's file-reference URL API", .serialized, .requiresRealVolumes)
 struct FileReferenceAPITests {
     @Test("fileReferenceURL() names the file across a rename; isFileReferenceURL() tells them apart")
     func fileReference() throws {

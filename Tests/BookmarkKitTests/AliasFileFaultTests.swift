@@ -61,7 +61,7 @@ struct AliasFileFaultTests {
     }
 
     @Test("a cache hit costs one open, one statx, one name_to_handle_at and a close",
-          .enabled(if: VolumeSupport.isAvailable))
+          .requiresRealVolumes)
     func cacheHitCost() throws {
         try LoopVolume.withVolume(.ext4) { volume in
             let path = volume.path("f.txt")

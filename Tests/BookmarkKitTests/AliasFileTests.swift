@@ -77,8 +77,8 @@ struct AliasFileTests {
 
     // MARK: Writing and reading our own
 
-    @Test("written with Apple's header and FinderInfo, read back by us, mac_alias and fq",
-          .enabled(if: VolumeSupport.isAvailable), arguments: [FixtureFileSystem.ext4, .xfs, .btrfs, .tmpfs])
+    @Test("written with Apple's header and FinderInfo, read back by us",
+          .requiresRealVolumes, arguments: [FixtureFileSystem.ext4, .xfs, .btrfs, .tmpfs])
     func writeAndRead(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in
             let tree = Tree(root: volume.path("t"))
@@ -113,34 +113,56 @@ struct AliasFileTests {
             let folderInfo = try FinderInfo(decoding: try #require(
                 try Directory.current.open(FilePath(folderAlias)).extendedAttribute(finderInfoAttribute)))
             #expect(folderInfo.isFolderAlias && folderInfo.isAlias)
-            // Peers, on the documented conversion to bookmark data.
+        }
+    }
+
+    /// Writes an alias file to a new file on a `kind` volume, converts its data fork to bookmark
+    /// data the documented way, and hands `body` that file, the bookmark and its path components.
+    func withConvertedAlias(_ kind: FixtureFileSystem, _ body: (String, Bookmark, [String]) throws -> Void) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let tree = Tree(root: volume.path("t"))
+            try tree.file("docs/report.txt", "hello")
+            let bookmark = try Bookmark.create(for: FilePath(tree.path("docs/report.txt")), options: [.suitableForBookmarkFile])
+            let aliasPath = tree.path("report alias")
+            try bookmark.writeAliasFile(to: FilePath(aliasPath))
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: aliasPath)))
             let converted = volume.path("converted.book")
             try Data(AliasPeers.bookmarkData(fromAliasFile: bytes)).write(to: URL(fileURLWithPath: converted))
             let components = String(decoding: bookmark.path ?? [], as: UTF8.self).split(separator: "/").map(String.init)
-            if AliasPeers.macAlias {
-                let out = try #require(runPeer(["python3", "-c", AliasPeers.macAliasScript, converted]))
-                #expect(out.status == 0, "\(out.stderr)")
-                let json = try JSONSerialization.jsonObject(with: out.stdout) as? [String: Any]
-                #expect(json?["path"] as? [String] == components)
-                #expect((json?["volumeUUID"] as? String)?.uppercased() == bookmark.record.volume.uuid?.uppercased())
-                #expect(json?["creationOptions"] as? Int == 1024)
-            } else {
-                print("skipped: mac_alias 2.2.3 is not installed (Tools/install-format-peers)")
-            }
-            if AliasPeers.fq {
-                let out = try #require(runPeer(["fq", "-c", "-d", "apple_bookmark", "-r", "torepr", converted]))
-                #expect(out.status == 0, "\(out.stderr)")
-                let json = try JSONSerialization.jsonObject(with: out.stdout) as? [String: Any]
-                #expect(json?["target_path"] as? [String] == components)
-                #expect((json?["volume_uuid"] as? String)?.uppercased() == bookmark.record.volume.uuid?.uppercased())
-            } else {
-                print("skipped: fq is not installed (Tools/install-format-peers)")
-            }
+            try body(converted, bookmark, components)
+        }
+    }
+
+    // tmpfs: a volume without a persistent UUID, so the bookmark has none.
+    @Test("mac_alias reads our alias file (converted to bookmark data)", .requiresRealVolumes,
+          .enabled(if: AliasPeers.macAlias, "mac_alias 2.2.3 is not installed (Tools/install-format-peers)"),
+          arguments: [FixtureFileSystem.ext4, .tmpfs])
+    func macAliasReadsOurs(kind: FixtureFileSystem) throws {
+        try withConvertedAlias(kind) { converted, bookmark, components in
+            let out = try #require(runPeer(["python3", "-c", AliasPeers.macAliasScript, converted]))
+            #expect(out.status == 0, "\(out.stderr)")
+            let json = try JSONSerialization.jsonObject(with: out.stdout) as? [String: Any]
+            #expect(json?["path"] as? [String] == components)
+            #expect((json?["volumeUUID"] as? String)?.uppercased() == bookmark.record.volume.uuid?.uppercased())
+            #expect(json?["creationOptions"] as? Int == 1024)
+        }
+    }
+
+    @Test("fq reads our alias file (converted to bookmark data)", .requiresRealVolumes,
+          .enabled(if: AliasPeers.fq, "fq is not installed (Tools/install-format-peers)"),
+          arguments: [FixtureFileSystem.ext4, .tmpfs])
+    func fqReadsOurs(kind: FixtureFileSystem) throws {
+        try withConvertedAlias(kind) { converted, bookmark, components in
+            let out = try #require(runPeer(["fq", "-c", "-d", "apple_bookmark", "-r", "torepr", converted]))
+            #expect(out.status == 0, "\(out.stderr)")
+            let json = try JSONSerialization.jsonObject(with: out.stdout) as? [String: Any]
+            #expect(json?["target_path"] as? [String] == components)
+            #expect((json?["volume_uuid"] as? String)?.uppercased() == bookmark.record.volume.uuid?.uppercased())
         }
     }
 
     @Test("on a file system without extended attributes the alias is valid by content",
-          .enabled(if: VolumeSupport.isAvailable && VolumeSupport.canMake(.exfat)))
+          .requiresRealVolumes, .requiresFileSystems(.exfat))
     func withoutAttributes() throws {
         try LoopVolume.withVolume(.exfat) { volume in
             let target = volume.path("target.txt")
@@ -179,7 +201,7 @@ struct AliasFileTests {
     // MARK: Resolving and refreshing
 
     @Test("resolved after the target moved; refreshed in place when stale, unknown keys and mode kept",
-          .enabled(if: VolumeSupport.isAvailable), arguments: [FixtureFileSystem.ext4, .btrfs])
+          .requiresRealVolumes, arguments: [FixtureFileSystem.ext4, .btrfs])
     func refresh(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in
             let tree = Tree(root: volume.path("t"))
@@ -231,7 +253,7 @@ struct AliasFileTests {
     // MARK: Legacy alias records
 
     @Test("legacy alis v2 and v3 records become bookmark data and resolve by path",
-          .enabled(if: VolumeSupport.isAvailable), arguments: [UInt16(2), 3])
+          .requiresRealVolumes, arguments: [UInt16(2), 3])
     func legacyRecords(version: UInt16) throws {
         try LoopVolume.withVolume(.ext4) { volume in
             let mount = try #require(volume.mountPoint?.path)

@@ -17,7 +17,7 @@ import VolumeFixtures
 /// Other suites run in parallel and mount volumes, which clears the cache; so a test that needs a
 /// cache hit (rather than a correct answer, which never depends on timing) retries until the pair
 /// of creations it watches was not interrupted.
-@Suite("Ancestor cache of bookmark creation", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("Ancestor cache of bookmark creation", .serialized, .requiresRealVolumes)
 struct AncestorCacheTests {
     /// The per-component file IDs creation should record now: the inode of every prefix.
     func currentIDs(_ path: String) throws -> [Int64?] {
@@ -231,9 +231,9 @@ struct AncestorCacheTests {
         }
     }
 
-    @Test("a FUSE file system (exFAT) is never cached: its daemon can change it behind inotify's back")
+    @Test("a FUSE file system (exFAT) is never cached: its daemon can change it behind inotify's back",
+          .requiresFileSystems(.exfat))
     func fuseUncached() throws {
-        try #require(VolumeSupport.canMake(.exfat), "mkfs.exfat is needed")
         try LoopVolume.withVolume(.exfat) { volume in
             let tree = Tree(root: volume.path("t"))
             try tree.file("a/b/doc.txt")
@@ -264,9 +264,9 @@ struct AncestorCacheTests {
         }
     }
 
-    @Test("as uid 65534: cached after the first creation; a directory it cannot read stays uncached and correct")
+    @Test("as uid 65534: cached after the first creation; a directory it cannot read stays uncached and correct",
+          .requiresUnprivilegedUser)
     func unprivileged() throws {
-        try #require(Unprivileged.isAvailable, "setpriv and root are needed")
         let probe = try #require(CreateProbe.path, "create-probe is built with the tests")
         try LoopVolume.withVolume(.ext4) { volume in
             let tree = Tree(root: volume.path("t"))

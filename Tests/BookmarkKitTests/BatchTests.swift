@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 import VolumeFixtures
 
-@Suite("Batch resolution", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("Batch resolution", .serialized, .requiresRealVolumes)
 struct BatchTests {
     @Test("10,000 bookmarks, 1,000 moved: one shared walk finds every moved one")
     func tenThousand() throws {

@@ -8,7 +8,7 @@ import VolumeFixtures
 
 /// Creation starts from a per-volume template holding placeholders for the keys every creation
 /// sets; none may survive into a bookmark, whatever the object and options.
-@Suite("Creation templates leave no placeholder behind", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("Creation templates leave no placeholder behind", .serialized, .requiresRealVolumes)
 struct CreationTemplateTests {
     /// Every item of every TOC, nested items included, that is `.null`.
     func nulls(in record: BookmarkRecord) -> [BookmarkKey] {

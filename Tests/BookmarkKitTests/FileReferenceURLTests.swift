@@ -9,7 +9,7 @@ import VolumeFixtures
 /// File-reference URLs on real volumes: renames, moves and parent moves, resolved in this process
 /// (cache, handle, search) and in a new one (the CLI, as root and as uid 65534); deletion and
 /// remount give typed errors, never a wrong file.
-@Suite("File-reference URLs", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("File-reference URLs", .serialized, .requiresRealVolumes)
 struct FileReferenceURLTests {
     static let fileSystems: [FixtureFileSystem] = [.ext4, .xfs, .btrfs]
 
@@ -35,18 +35,17 @@ struct FileReferenceURLTests {
         }
     }
 
-    /// Resolves through `bookmark ref --resolve` in a new process, as root and as uid 65534.
+    /// Resolves through `bookmark ref --resolve` in a new process, as root and as uid 65534 (so
+    /// its callers carry `.requiresUnprivilegedUser`).
     func expectCLIResolves(_ url: String, to path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let root = try BookmarkTool.run(["ref", "--resolve", url])
         #expect(root.status == 0, "\(root.stderr)", sourceLocation: sourceLocation)
         #expect(root.stdout == path + "\n", sourceLocation: sourceLocation)
-        if Unprivileged.isAvailable {
-            let nobody = try BookmarkTool.runUnprivileged(["ref", "--resolve", "--json", url])
-            #expect(nobody.status == 0, "\(nobody.stderr)", sourceLocation: sourceLocation)
-            let json = try BookmarkTool.json(nobody) as? [String: Any]
-            #expect(json?["path"] as? String == path, sourceLocation: sourceLocation)
-            #expect(json?["method"] as? String == "search", sourceLocation: sourceLocation)
-        }
+        let nobody = try BookmarkTool.runUnprivileged(["ref", "--resolve", "--json", url])
+        #expect(nobody.status == 0, "\(nobody.stderr)", sourceLocation: sourceLocation)
+        let json = try BookmarkTool.json(nobody) as? [String: Any]
+        #expect(json?["path"] as? String == path, sourceLocation: sourceLocation)
+        #expect(json?["method"] as? String == "search", sourceLocation: sourceLocation)
     }
 
     @Test("the cache is bounded: the least recently used entry goes first")
@@ -85,7 +84,8 @@ struct FileReferenceURLTests {
         }
     }
 
-    @Test("follows a rename, a move, a parent rename and a move of a distant ancestor", arguments: fileSystems)
+    @Test("follows a rename, a move, a parent rename and a move of a distant ancestor", .requiresUnprivilegedUser,
+          arguments: fileSystems)
     func followsMoves(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in
             let tree = Tree(root: volume.path("t"))

@@ -8,7 +8,7 @@ import VolumeFixtures
 
 /// Every single-volume scenario, on ext4, XFS and btrfs, resolved in-process as root and through
 /// `bookmark resolve` as uid 65534 (no handles, unreadable directories really unreadable).
-@Suite("Resolution scenarios on real volumes", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("Resolution scenarios on real volumes", .serialized, .requiresRealVolumes)
 struct ResolutionTests {
     static let fileSystems: [FixtureFileSystem] = [.ext4, .xfs, .btrfs]
 
@@ -26,7 +26,7 @@ struct ResolutionTests {
         }
     }
 
-    @Test("as uid 65534, through the CLI", .enabled(if: Unprivileged.isAvailable), arguments: scenarios, fileSystems)
+    @Test("as uid 65534, through the CLI", .requiresUnprivilegedUser, arguments: scenarios, fileSystems)
     func unprivileged(scenario: Scenario, kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in
             let tree = Tree(root: volume.path("t"))

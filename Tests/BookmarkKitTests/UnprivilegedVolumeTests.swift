@@ -7,7 +7,7 @@ import VolumeFixtures
 /// The volume-level scenarios again, resolved by `bookmark resolve` running as uid 65534.
 @Suite(
     "Volume scenarios as uid 65534", .serialized,
-    .enabled(if: VolumeSupport.isAvailable && Unprivileged.isAvailable))
+    .requiresRealVolumes, .requiresUnprivilegedUser)
 struct UnprivilegedVolumeTests {
     func resolve(_ bookmark: String, _ extra: [String] = []) throws -> (Int32, [String: Any]) {
         let result = try BookmarkTool.runUnprivileged(["resolve", bookmark, "--json"] + extra)

@@ -8,7 +8,7 @@ import Testing
 import VolumeFixtures
 
 /// Scenarios that need volumes to come and go, special file systems, or special names.
-@Suite("Resolution across volumes, names and budgets", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("Resolution across volumes, names and budgets", .serialized, .requiresRealVolumes)
 struct VolumeScenarioTests {
     @Test("unmounted: volumeNotMounted at once, with the attached device when there is one")
     func unmounted() throws {
@@ -201,9 +201,9 @@ struct VolumeScenarioTests {
         }
     }
 
-    @Test("vim with its defaults outside /tmp, and vim with backup: the path wins, never doc.txt~")
+    @Test("vim with its defaults outside /tmp, and vim with backup: the path wins, never doc.txt~",
+          .requiresProgram("vim", installedBy: "Tools/install-deps", requiredInCI: true))
     func vim() throws {
-        try #require(Shell.has("vim"), "vim is installed by Tools/install-deps")
         try LoopVolume.withVolume(.ext4) { volume in
             let tree = Tree(root: volume.path("t"))
             try tree.file("doc.txt", "line\n")

@@ -6,7 +6,7 @@ import Testing
 import VolumeFixtures
 
 /// File identity on real volumes: equality survives remounts, never trusts (st_dev, st_ino).
-@Suite("File identity on real volumes", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("File identity on real volumes", .serialized, .requiresRealVolumes)
 struct FileIDTests {
     @Test("identity fields per file system", arguments: [FixtureFileSystem.ext4, .xfs, .btrfs, .tmpfs])
     func fields(kind: FixtureFileSystem) throws {
@@ -190,7 +190,7 @@ struct RootFileSystemTests {
 }
 
 /// FileIdentity's own I/O is visible in the secure layer's audit log, in context.
-@Suite("File identity in the audit log", .enabled(if: VolumeSupport.isAvailable))
+@Suite("File identity in the audit log", .requiresRealVolumes)
 struct FileIdentityAuditTests {
     @Test("identifying a file on ext4 records the intent, then statx, name_to_handle_at and the mountinfo read with identities")
     func audited() throws {

@@ -8,7 +8,7 @@ import VolumeFixtures
 
 /// `FileID.identifyWithoutOpening`: two path lookups (statx, name_to_handle_at) that must agree
 /// with the open-based identity, and must refuse to answer when they saw two different objects.
-@Suite("Identity from two path lookups", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("Identity from two path lookups", .serialized, .requiresRealVolumes)
 struct IdentifyWithoutOpeningTests {
     @Test("same identity and facts as the open-based identify", arguments: [FixtureFileSystem.ext4, .xfs, .btrfs, .tmpfs])
     func agrees(kind: FixtureFileSystem) throws {

@@ -6,17 +6,16 @@ import Testing
 import VolumeFixtures
 
 /// The volume UUID and its source, per file system, on real loop-mounted volumes.
-@Suite("Volume identity on real volumes", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("Volume identity on real volumes", .serialized, .requiresRealVolumes)
 struct VolumeIdentityTests {
     @Test(
-        "UUID and its source per file system",
+        "UUID and its source per file system", .requiresFileSystems(.xfs, .btrfs),
         arguments: [
             (FixtureFileSystem.ext4, UUIDSource.fsIocGetFSUUID),
             (.xfs, .fsIocGetFSUUID),
             (.btrfs, .btrfsIoctl),
         ])
     func uuidAndSource(kind: FixtureFileSystem, expected: UUIDSource) throws {
-        try #require(VolumeSupport.canMake(kind), "mkfs for \(kind) is missing")
         let uuid = UUID().uuidString.lowercased()
         try LoopVolume.withVolume(kind, uuid: uuid, label: "lbl\(kind)") { fixture in
             let volume = try volumeAt(fixture)
@@ -47,9 +46,8 @@ struct VolumeIdentityTests {
         }
     }
 
-    @Test("exFAT through FUSE has no ioctl UUID: libblkid probes the device (root)")
+    @Test("exFAT through FUSE has no ioctl UUID: libblkid probes the device (root)", .requiresFileSystems(.exfat))
     func exfatThroughBlkid() throws {
-        try #require(VolumeSupport.canMake(.exfat), "mkfs.exfat is missing")
         try LoopVolume.withVolume(.exfat, label: "fatlabel") { fixture in
             let volume = try volumeAt(fixture)
             #expect(volume.fsType == "fuseblk")

@@ -6,7 +6,7 @@ import VolumeFixtures
 
 /// Case-insensitive directories: exFAT through FUSE on a loop device (folds case), ext4 casefold
 /// where the kernel has it, and plain ext4 as the case-sensitive control.
-@Suite("Case folding on real volumes", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("Case folding on real volumes", .serialized, .requiresRealVolumes)
 struct CaseFoldingTests {
     static let nfc = Array("caf\u{E9}".utf8)  // é precomposed: 63 61 66 C3 A9
     static let nfd: [UInt8] = Array("cafe".utf8) + [0xCC, 0x81]  // e + U+0301
@@ -15,12 +15,25 @@ struct CaseFoldingTests {
         log.policyEvents.filter { if case .caseFoldingDetected = $0 { return true } else { return false } }
     }
 
-    @Test("exFAT (FUSE): detected by an O_EXCL probe and cached; collisions refused; on-disk spelling reported")
-    func exfat() throws {
-        guard VolumeSupport.canMake(.exfat) else {
-            print("note: skipping exFAT case folding: mkfs.exfat is not installed (Tools/install-deps installs it)")
-            return
+    /// Why tmpfs cannot fold case here (Linux 6.13+ with CONFIG_UNICODE), from one probe mount;
+    /// `nil` when it can.
+    static let tmpfsCasefoldUnavailable: String? = {
+        guard let directory = try? TreeFixture.scratch("tmpfs-casefold-probe") else { return "no scratch directory" }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        guard let mount = try? Shell.run(["mount", "-t", "tmpfs", "-o", "size=1m,casefold=utf8", "cf", directory]) else {
+            return "mount could not be run"
         }
+        guard mount.status == 0 else {
+            let why = mount.stderr.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+            return "mount -o casefold=utf8 failed (\(why)): the kernel lacks CONFIG_UNICODE or is older than 6.13"
+        }
+        _ = try? Shell.run(["umount", directory])
+        return nil
+    }()
+
+    @Test("exFAT (FUSE): detected by an O_EXCL probe and cached; collisions refused; on-disk spelling reported",
+          .requiresFileSystems(.exfat))
+    func exfat() throws {
         try LoopVolume.withVolume(.exfat) { volume in
             let base = volume.path("cf")
             try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
@@ -85,15 +98,12 @@ struct CaseFoldingTests {
         }
     }
 
-    @Test("tmpfs casefold (Linux 6.13+, mount option casefold=utf8) is detected by its inode flag")
+    @Test("tmpfs casefold (Linux 6.13+, mount option casefold=utf8) is detected by its inode flag",
+          .requires { tmpfsCasefoldUnavailable })
     func tmpfsCasefold() throws {
         let directory = try TreeFixture.scratch("tmpfs-casefold")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let mount = try Shell.run(["mount", "-t", "tmpfs", "-o", "size=1m,casefold=utf8", "cf", directory])
-        guard mount.status == 0 else {
-            print("note: skipping tmpfs casefold: mount -o casefold=utf8 failed (\(mount.stderr.trimmingCharacters(in: .whitespacesAndNewlines))); the kernel lacks CONFIG_UNICODE or is older than 6.13")
-            return
-        }
+        try Shell.check(["mount", "-t", "tmpfs", "-o", "size=1m,casefold=utf8", "cf", directory])
         defer { _ = try? Shell.run(["umount", directory]) }
         let root = try Directory(opening: FilePath(directory))
         #expect(try root.foldsCase())
@@ -101,12 +111,12 @@ struct CaseFoldingTests {
         #expect(throws: FileSystemError.self) { try root.createFile("README") }
     }
 
-    @Test("ext4 casefold (+F directory) is detected by its inode flag")
+    @Test("ext4 casefold (+F directory) is detected by its inode flag",
+          .requires {
+              FileManager.default.fileExists(atPath: "/sys/fs/ext4/features/casefold")
+                  ? nil : "this kernel has no CONFIG_UNICODE (/sys/fs/ext4/features/casefold is missing)"
+          })
     func ext4Casefold() throws {
-        guard FileManager.default.fileExists(atPath: "/sys/fs/ext4/features/casefold") else {
-            print("note: skipping ext4 casefold: this kernel has no CONFIG_UNICODE (/sys/fs/ext4/features/casefold is missing)")
-            return
-        }
         let directory = try TreeFixture.scratch("casefold")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let image = directory + "/image"

@@ -7,7 +7,7 @@ import VolumeFixtures
 /// Go's consistency idea: the same operation through a `Directory` and through plain libc on two
 /// identical trees must give the same result and leave the same tree, except where the library
 /// refused an escape (which plain libc happily follows).
-@Suite("Consistency with plain libc", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("Consistency with plain libc", .serialized, .requiresRealVolumes)
 struct ConsistencyTests {
     static let createPaths = [
         "new", "a/new", "b/c/d/new", "link1/target_rel/new", "link2/link1_rel/target_rel/new2", "b-file/new",

@@ -7,7 +7,7 @@ import VolumeFixtures
 
 /// Exclusive creation, exact modes, mkdirAll/removeAll, atomic publish and replace, renameat2,
 /// on real loop-mounted volumes of every kind the fixture makes (exFAT has its own suite).
-@Suite("Creation on real volumes", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("Creation on real volumes", .serialized, .requiresRealVolumes)
 struct CreationTests {
     static let kinds: [FixtureFileSystem] = [.ext4, .xfs, .btrfs, .tmpfs]
 
@@ -92,12 +92,8 @@ struct CreationTests {
         }
     }
 
-    @Test("as uid 65534 (setpriv) the modes are exact too, and the files are owned by that user")
+    @Test("as uid 65534 (setpriv) the modes are exact too, and the files are owned by that user", .requiresUnprivilegedUser)
     func modesUnprivileged() throws {
-        guard Unprivileged.isAvailable else {
-            print("note: skipping the unprivileged creation rerun: not root or no setpriv")
-            return
-        }
         let probe = try #require(ProbeTool.path)
         try LoopVolume.withVolume(.ext4) { volume in
             let base = volume.path("nobody")

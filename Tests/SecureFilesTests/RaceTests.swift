@@ -11,7 +11,7 @@ import VolumeFixtures
 /// while we resolve, read, create, mkdirAll and removeAll (on a loop-mounted ext4 volume). Ours
 /// must never escape; a deliberately naive resolver under the same harness must, which proves the
 /// harness can see an escape. Counts are printed for the report.
-@Suite("Rename-exchange races", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("Rename-exchange races", .serialized, .requiresRealVolumes)
 struct RaceTests {
     static let iterations = 3000
     static let outsideMarker = Array("OUTSIDE".utf8)

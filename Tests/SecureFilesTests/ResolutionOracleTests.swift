@@ -9,7 +9,7 @@ import VolumeFixtures
 /// loop-mounted ext4 volume, in every mode and with every open flavour: the library (kernel
 /// backend), the library's component walker (chosen, and forced by injecting ENOSYS and EPERM
 /// into openat2) and the kernel's own openat2 must agree case by case.
-@Suite("Resolution against the kernel oracle", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("Resolution against the kernel oracle", .serialized, .requiresRealVolumes)
 struct ResolutionOracleTests {
     static let policies: [ResolutionPolicy] = [
         .beneath, .inRoot, ResolutionPolicy.beneath.noSymlinks, ResolutionPolicy.inRoot.noSymlinks,

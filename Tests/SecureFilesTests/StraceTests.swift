@@ -80,16 +80,9 @@ struct StraceTests {
         #expect(result.sawMarkers)
     }
 
-    @Test("secure-probe under strace -f: no absolute-path file syscalls from the library")
+    @Test("secure-probe under strace -f: no absolute-path file syscalls from the library",
+          .requiresProgram("strace", installedBy: "Tools/install-deps", requiredInCI: true))
     func straceProbe() throws {
-        guard Shell.has("strace") else {
-            if ProcessInfo.processInfo.environment["BOOKMARK_REQUIRE_VOLUMES"] == "1" {
-                Issue.record("strace is required in CI (Tools/install-deps installs it)")
-            } else {
-                print("note: skipping the strace cross-check: strace is not installed (Tools/install-deps installs it)")
-            }
-            return
-        }
         let probe = try #require(ProbeTool.path)
         let scratch = try TreeFixture.scratch("strace")
         defer { try? FileManager.default.removeItem(atPath: scratch) }

@@ -7,7 +7,7 @@ import VolumeFixtures
 /// Verify-before-read on a loop-mounted ext4 volume: every rejection names its reason, FIFOs and
 /// devices are refused without blocking, the checks use the opened descriptor only; and the same
 /// policy run as an unprivileged user (uid 65534, through setpriv and secure-probe).
-@Suite("Verify before read", .serialized, .enabled(if: VolumeSupport.isAvailable))
+@Suite("Verify before read", .serialized, .requiresRealVolumes)
 struct VerificationTests {
     func makeTree(_ base: String) throws {
         try TreeFixture.makeFile(base + "/secure", Array("good".utf8), contents: Array("trusted".utf8), mode: 0o600)
@@ -75,12 +75,9 @@ struct VerificationTests {
         }
     }
 
-    @Test("as uid 65534 (setpriv): own and root-owned files pass; another owner, modes, FIFOs and links are refused")
+    @Test("as uid 65534 (setpriv): own and root-owned files pass; another owner, modes, FIFOs and links are refused",
+          .requiresUnprivilegedUser)
     func unprivileged() throws {
-        guard Unprivileged.isAvailable else {
-            print("note: skipping the unprivileged rerun: not root or no setpriv")
-            return
-        }
         let probe = try #require(ProbeTool.path)
         try LoopVolume.withVolume(.ext4) { volume in
             let base = volume.path("u")

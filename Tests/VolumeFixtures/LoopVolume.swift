@@ -56,16 +56,10 @@ public enum VolumeSupport {
         }
     }()
 
-    /// Whether real-volume tests can run. When `BOOKMARK_REQUIRE_VOLUMES=1` (set by Tools/test as root),
-    /// tests run regardless and fail loudly instead of being skipped.
-    public static var isAvailable: Bool {
-        if ProcessInfo.processInfo.environment["BOOKMARK_REQUIRE_VOLUMES"] == "1" { return true }
-        if let reason = unavailableReason {
-            print("note: skipping real-volume tests: \(reason)")
-            return false
-        }
-        return true
-    }
+    /// Whether `BOOKMARK_REQUIRE_VOLUMES=1` (set by Tools/test as root): real-volume tests then run
+    /// regardless and fail loudly, and requirements CI must meet fail instead of skipping (see
+    /// ``Requirement``).
+    public static var isRequired: Bool { ProcessInfo.processInfo.environment["BOOKMARK_REQUIRE_VOLUMES"] == "1" }
 
     /// Whether a file system type can be made here (its mkfs exists).
     public static func canMake(_ kind: FixtureFileSystem) -> Bool {

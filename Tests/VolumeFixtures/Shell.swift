@@ -88,8 +88,12 @@ public enum Unprivileged {
     /// The uid and gid used (`nobody` on Debian).
     public static let uid = 65534
 
-    /// Whether this process can switch users (it is root and setpriv exists).
-    public static var isAvailable: Bool { getuid() == 0 && Shell.has("setpriv") }
+    /// Why this process cannot switch users, or `nil` when it can (it is root and setpriv exists).
+    public static let unavailableReason: String? = {
+        guard getuid() == 0 else { return "reruns as uid 65534 need root" }
+        guard Shell.has("setpriv") else { return "setpriv is not installed (Tools/install-deps installs util-linux)" }
+        return nil
+    }()
 
     /// Runs `arguments` as uid/gid 65534 with no supplementary groups and no capabilities.
     public static func run(_ arguments: [String], input: Data? = nil) throws -> CommandResult {

@@ -1,6 +1,5 @@
 import ArgumentParser
 import BookmarkKit
-import SecureFiles
 import SystemPackage
 
 extension BookmarkCommand {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The one table of exit codes of the `bookmark` command. Every subcommand exits through it.
 enum ExitStatus: Int32, CaseIterable {

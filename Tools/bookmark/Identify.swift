@@ -1,5 +1,6 @@
 import ArgumentParser
 import FileIdentity
+import Foundation
 import SecureFiles
 import SystemPackage
 

@@ -1,8 +1,6 @@
 import ArgumentParser
 import BookmarkFormat
 import Foundation
-import SecureFiles
-import SystemPackage
 
 extension BookmarkCommand {
     /// `bookmark inspect SOURCE`: everything stored in bookmark data, without resolving it.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BookmarkFormat
 import BookmarkKit
 import Foundation
 import SystemPackage

@@ -2,7 +2,6 @@ import BookmarkKit
 import FileIdentity
 import Foundation
 import SecureFiles
-import SystemPackage
 
 /// Printing for every subcommand: JSON with stable (sorted) keys on stdout, diagnostics on stderr.
 enum Output {

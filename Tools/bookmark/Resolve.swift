@@ -2,7 +2,6 @@ import ArgumentParser
 import BookmarkFormat
 import BookmarkKit
 import FileIdentity
-import Foundation
 import SecureFiles
 import SystemPackage
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FileIdentity
+import Foundation
 
 extension BookmarkCommand {
     /// `bookmark volumes`: every mounted volume with its UUID and where the UUID came from.
