@@ -34,10 +34,8 @@ extension Bookmark {
     ///
     /// - Throws: ``BookmarkError`` `corruptData`.
     public init(anyContainer bytes: [UInt8]) throws(BookmarkError) {
-        switch Result(catching: { () throws(BookmarkFormatError) -> BookmarkSource in try BookmarkSource(decoding: bytes) }) {
-        case .success(let source): self.init(record: source.record)
-        case .failure(let error): throw BookmarkError(.corruptData, error.description, formatError: error)
-        }
+        let source = try BookmarkError.decoding { () throws(BookmarkFormatError) in try BookmarkSource(decoding: bytes) }
+        self.init(record: source.record)
     }
 
     /// Bookmark data built from a legacy Alias Manager record (`alis` version 2 or 3), as Apple's
@@ -49,13 +47,9 @@ extension Bookmark {
         guard AliasRecord.looksLikeAliasRecord(bytes) else {
             throw BookmarkError(.corruptData, "not an alis version 2 or 3 record")
         }
-        switch Result(catching: { () throws(BookmarkFormatError) -> AliasRecord in try AliasRecord(decoding: bytes) }) {
-        case .success(let alias):
-            let size = min(bytes.count, Int(UInt16(bytes[4]) << 8 | UInt16(bytes[5])))
-            self.init(record: BookmarkRecord(aliasRecord: alias, originalBytes: Array(bytes.prefix(size))))
-        case .failure(let error):
-            throw BookmarkError(.corruptData, error.description, formatError: error)
-        }
+        let alias = try BookmarkError.decoding { () throws(BookmarkFormatError) in try AliasRecord(decoding: bytes) }
+        let size = min(bytes.count, Int(UInt16(bytes[4]) << 8 | UInt16(bytes[5])))
+        self.init(record: BookmarkRecord(aliasRecord: alias, originalBytes: Array(bytes.prefix(size))))
     }
 
     /// Writes this bookmark as a Finder alias file at `path` (Apple's `writeBookmarkData(_:to:)`):
@@ -72,12 +66,7 @@ extension Bookmark {
                 .corruptData, "alias files need bookmark data made with suitableForBookmarkFile",
                 lastKnownPath: pathBytes(path))
         }
-        let bytes: [UInt8]
-        do {
-            bytes = try AliasFile(bookmark: record.document).encoded()
-        } catch {
-            throw BookmarkError(.corruptData, error.description, formatError: error)
-        }
+        let bytes = try BookmarkError.decoding { () throws(BookmarkFormatError) in try AliasFile(record: record).encoded() }
         let folder = record.resourceProperties.map { $0.flags & BookmarkPropertyFlags.isDirectory != 0 } ?? false
         let info = FinderInfo.alias(toFolder: folder).encoded
         let outcome = try Bookmark.publish(bytes, at: path, attributes: [ExtendedAttribute(name: finderInfoAttribute, value: info)])
@@ -132,11 +121,8 @@ extension Bookmark {
         volumes: VolumeDirectory? = nil
     ) throws(BookmarkError) -> FileRefresh {
         let bytes = try readSmallFile(path)
-        let source: BookmarkSource
-        switch Result(catching: { () throws(BookmarkFormatError) -> BookmarkSource in try BookmarkSource(decoding: bytes) }) {
-        case .success(let decoded): source = decoded
-        case .failure(let error):
-            throw BookmarkError(.corruptData, error.description, lastKnownPath: pathBytes(path), formatError: error)
+        let source = try BookmarkError.decoding(lastKnownPath: PathBytes(path).bytes) { () throws(BookmarkFormatError) in
+            try BookmarkSource(decoding: bytes)
         }
         let old = Bookmark(record: source.record)
         let resolution = try old.resolve(options, volumes: volumes)
@@ -159,7 +145,7 @@ extension Bookmark {
         do {
             switch source.container {
             case .aliasFile:
-                out = try AliasFile(bookmark: bookmark.record.document).encoded()
+                out = try AliasFile(record: bookmark.record).encoded()
                 let existing = try? Directory.current.open(path, options: [.readOnly, .nonBlocking])
                     .extendedAttribute(finderInfoAttribute)
                 let folder = resolution.fileID.kind == .directory

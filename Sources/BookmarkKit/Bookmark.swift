@@ -54,22 +54,14 @@ public struct Bookmark: Sendable, Hashable {
     ///
     /// - Throws: ``BookmarkError`` with ``BookmarkError/Code/corruptData``.
     public init(data: [UInt8]) throws(BookmarkError) {
-        do {
-            storedRecord = try BookmarkRecord(decoding: data)
-        } catch {
-            throw BookmarkError(.corruptData, error.description, formatError: error)
-        }
+        storedRecord = try BookmarkError.decoding { () throws(BookmarkFormatError) in try BookmarkRecord(decoding: data) }
     }
 
     /// The encoded bytes.
     ///
     /// - Throws: ``BookmarkError`` with ``BookmarkError/Code/corruptData`` if the record cannot be encoded.
     public func data() throws(BookmarkError) -> [UInt8] {
-        do {
-            return try record.encoded()
-        } catch {
-            throw BookmarkError(.corruptData, error.description, formatError: error)
-        }
+        try BookmarkError.decoding { () throws(BookmarkFormatError) in try record.encoded() }
     }
 
     /// The recorded path, as raw bytes.

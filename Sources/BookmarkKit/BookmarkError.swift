@@ -101,6 +101,15 @@ public struct BookmarkError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Runs a decoder, turning its ``BookmarkFormat/BookmarkFormatError`` into `corruptData`.
+    static func decoding<T>(lastKnownPath: [UInt8]? = nil, _ body: () throws(BookmarkFormatError) -> T) throws(BookmarkError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw BookmarkError(.corruptData, error.description, lastKnownPath: lastKnownPath, formatError: error)
+        }
+    }
+
     /// `code: message (last known path …)`.
     public var description: String {
         var text = "\(code.rawValue): \(message)"
