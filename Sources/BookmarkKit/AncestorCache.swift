@@ -72,7 +72,7 @@ final class AncestorCache: Sendable {
     ///     components): the parent of the target, as the target's lookup saw it.
     ///   - mountID: The target's mount id.
     ///   - volumes: Where the mounts of the directories are looked up.
-    func chain(parent: [UInt8], mountID: UInt64, volumes: VolumeDirectory) -> AncestorChain? {
+    func chain(parent: [UInt8], mountID: UInt64, volumes: MountedVolumes) -> AncestorChain? {
         guard Self.marker?.isOwnProcess == true else { return nil }
         let key = Key(mountID: mountID, path: parent)
         return state.withLock { state -> AncestorChain? in
@@ -156,7 +156,7 @@ final class AncestorCache: Sendable {
     /// Watches and examines every directory on the path not already watched, then checks that
     /// nothing changed while doing so.
     private static func fill(
-        _ key: Key, monitor: DirectoryMonitor, volumes: VolumeDirectory, _ state: inout State
+        _ key: Key, monitor: DirectoryMonitor, volumes: MountedVolumes, _ state: inout State
     ) -> AncestorChain? {
         let prefixes = directoryPrefixes(key.path)
         if state.directories.count + prefixes.count > capacity { forget(monitor, &state) }
@@ -206,7 +206,7 @@ final class AncestorCache: Sendable {
     /// change goes through this kernel. Not NFS, SMB or other network file systems (other clients
     /// change them), not FUSE (the daemon does), not ZFS (`zfs rollback` swaps the tree in
     /// place), not virtiofs or 9p (the host does).
-    private static func isTrusted(mountID: Int32, path: [UInt8], volumes: VolumeDirectory) -> Bool {
+    private static func isTrusted(mountID: Int32, path: [UInt8], volumes: MountedVolumes) -> Bool {
         // The volume, not the mount entry: the directory remembers volumes by mount id, while an
         // entry missing from its table (a mount newer than the directory) re-reads mountinfo.
         guard let volume = volumes.volume(mountID: mountID), trustedFileSystems.contains(volume.fsType) else {

@@ -16,7 +16,7 @@ extension Bookmark {
     ///   - resourceKeys: Resource values to store, for reading later without the file system.
     ///   - relativeTo: A base directory (a document's folder) for a relative bookmark: moving the
     ///     base and the object together keeps it resolving.
-    ///   - volumes: A volume directory to reuse across many creations.
+    ///   - volumes: The mounted volumes to reuse across many creations.
     ///   - useAncestorCache: Whether the per-component IDs may come from the process's ancestor
     ///     cache (default). `false` examines every ancestor again and leaves the cache alone.
     /// - Throws: ``BookmarkError`` (`notFound`, `permissionDenied`, …).
@@ -27,14 +27,14 @@ extension Bookmark {
     /// on it, the real path from `/proc/self/fd`, and the per-component IDs (key `0x1005`) from
     /// the cache, which watches and examines each directory it has not seen (`inotify_add_watch`
     /// and `statx`); see ``clearAncestorCache()``. Without the cache, one `statx` per ancestor.
-    /// The volume is identified once per volume directory.
+    /// The volume is identified once per `MountedVolumes`.
     public static func create(
         for path: FilePath, options: BookmarkCreationOptions = [], resourceKeys: [ResourceKey] = [],
-        relativeTo: FilePath? = nil, volumes: VolumeDirectory? = nil, useAncestorCache: Bool = true
+        relativeTo: FilePath? = nil, volumes: MountedVolumes? = nil, useAncestorCache: Bool = true
     ) throws(BookmarkError) -> Bookmark {
         let lastKnown = pathBytes(path)
         do {
-            let directory = try volumes ?? VolumeDirectory()
+            let directory = try volumes ?? MountedVolumes()
             let target = try locateForCreation(path, bytes: lastKnown, useCache: useAncestorCache, volumes: directory)
             let id = target.id
             let real = target.path
@@ -176,7 +176,7 @@ extension Bookmark {
 
     /// A record carrying the volume's facts, the creation options and the user: the start of every
     /// bookmark made on that volume with those options (see ``VolumeTemplates``).
-    static func template(for volume: Volume, options: BookmarkCreationOptions, volumes: VolumeDirectory?) -> BookmarkRecord {
+    static func template(for volume: Volume, options: BookmarkCreationOptions, volumes: MountedVolumes?) -> BookmarkRecord {
         let minimal = options.contains(.minimalBookmark)
         // userUID only: the user name would need an NSS lookup (files outside the syscall seam).
         let uid = minimal ? UInt32.max : getuid()
@@ -193,7 +193,7 @@ extension Bookmark {
         }
     }
 
-    static func volumeFacts(_ volume: Volume, minimal: Bool, volumes: VolumeDirectory? = nil) -> BookmarkVolume {
+    static func volumeFacts(_ volume: Volume, minimal: Bool, volumes: MountedVolumes? = nil) -> BookmarkVolume {
         let point = volume.mountPoint
         var url = Array("file://".utf8) + point
         if url.last != UInt8(ascii: "/") { url.append(UInt8(ascii: "/")) }

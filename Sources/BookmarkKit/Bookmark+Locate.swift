@@ -22,7 +22,7 @@ extension Bookmark {
     /// or uncacheable directory) takes the open-based path: `O_PATH` open, identity from the
     /// descriptor, the real path from `/proc/self/fd`.
     static func locateForCreation(
-        _ path: FilePath, bytes: [UInt8], useCache: Bool, volumes: VolumeDirectory
+        _ path: FilePath, bytes: [UInt8], useCache: Bool, volumes: MountedVolumes
     ) throws -> CreationTarget {
         if useCache, isCanonicalAbsolute(bytes),
             case .success(let found?) = FileID.lookUpWithoutOpening(bytes, followSymlinks: false, volumes: volumes),

@@ -10,17 +10,17 @@ extension Bookmark {
     ///
     /// - Parameters:
     ///   - options: Search, budget, handles, mounting, heuristics, relative base, cancellation.
-    ///   - volumes: A volume directory to reuse across many resolutions.
+    ///   - volumes: The mounted volumes to reuse across many resolutions.
     /// - Returns: Where the object is and why we think so.
     /// - Throws: ``BookmarkError``: `volumeNotMounted` (fast, with the attached device if any),
     ///   `notFound` (never "stale"), `corruptData`, `cancelled`.
-    public func resolve(_ options: ResolutionOptions = ResolutionOptions(), volumes: VolumeDirectory? = nil)
+    public func resolve(_ options: ResolutionOptions = ResolutionOptions(), volumes: MountedVolumes? = nil)
         throws(BookmarkError) -> Resolution
     {
         let recorded = try recordedCache.recorded(for: record)
-        let directory: VolumeDirectory
+        let directory: MountedVolumes
         do {
-            directory = try volumes ?? VolumeDirectory()
+            directory = try volumes ?? MountedVolumes()
         } catch {
             throw BookmarkError(.fileSystem, "cannot read the mount table: \(error)", lastKnownPath: recorded.path)
         }
@@ -33,11 +33,11 @@ extension Bookmark {
 struct Resolver {
     let recorded: Recorded
     let options: ResolutionOptions
-    let directory: VolumeDirectory
+    let directory: MountedVolumes
     var notes: [String] = []
     var entriesSearched = 0
 
-    init(recorded: Recorded, options: ResolutionOptions, directory: VolumeDirectory) {
+    init(recorded: Recorded, options: ResolutionOptions, directory: MountedVolumes) {
         self.recorded = recorded
         self.options = options
         self.directory = directory
@@ -140,7 +140,7 @@ struct Resolver {
         guard UDisks.mount(device: device, using: udisksctl) else {
             throw error(.volumeNotMounted, "udisksctl could not mount \(device)", attachedDevice: device)
         }
-        guard let fresh = try? VolumeDirectory(), case .mounted(let volume) = fresh.locate(uuid: uuid) else { return nil }
+        guard let fresh = try? MountedVolumes(), case .mounted(let volume) = fresh.locate(uuid: uuid) else { return nil }
         return volume
     }
 

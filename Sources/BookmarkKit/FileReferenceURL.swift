@@ -130,15 +130,15 @@ extension FileReferenceURL {
     /// - Throws: ``BookmarkError``: `volumeNotMounted` when the mount the reference was made on is
     ///   gone (unmounted, remounted, rebooted); `notFound` when the object was deleted (or lies
     ///   beyond the search budget: ``BookmarkError/searchExhausted``).
-    public func resolve(budget: SearchBudget = .default, useHandles: Bool = true, volumes: VolumeDirectory? = nil)
+    public func resolve(budget: SearchBudget = .default, useHandles: Bool = true, volumes: MountedVolumes? = nil)
         throws(BookmarkError) -> FileReferenceResolution
     {
         if let path = FileReferenceCache.shared.verifiedPath(for: self) {
             return FileReferenceResolution(path: FilePath(bytes: path), method: .cache, entriesSearched: 0)
         }
-        let directory: VolumeDirectory
+        let directory: MountedVolumes
         do {
-            directory = try volumes ?? VolumeDirectory()
+            directory = try volumes ?? MountedVolumes()
         } catch {
             throw BookmarkError(.fileSystem, "cannot read the mount table: \(error)")
         }

@@ -75,7 +75,7 @@ extension FileID {
     /// - Parameters:
     ///   - path: The file. Relative paths start at the working directory.
     ///   - followSymlinks: Whether a trailing symlink is followed (default) or identified itself.
-    ///   - volumes: A volume directory to reuse across calls (each volume is identified once).
+    ///   - volumes: The mounted volumes to reuse across calls (each volume is identified once).
     /// - Throws: ``FileSystemError`` when the file cannot be reached (`ENOENT`, `EACCES` on a parent, …).
     ///
     /// Implementation details: the file is opened with `O_PATH` (never for reading: no FIFO blocks,
@@ -83,7 +83,7 @@ extension FileID {
     /// (no privilege needed) and, only if the generation cannot be decoded from the handle,
     /// `FS_IOC_GETVERSION` on a read-only non-blocking open of a regular file or directory.
     public static func identify(
-        _ path: FilePath, followSymlinks: Bool = true, volumes: VolumeDirectory? = nil
+        _ path: FilePath, followSymlinks: Bool = true, volumes: MountedVolumes? = nil
     ) throws -> FileID {
         SyscallSeam.recordIntent("FileID.identify", path: path, details: ["followSymlinks": String(followSymlinks)])
         var options: OwnedDescriptor.OpenOptions = [.pathOnly]
@@ -105,12 +105,12 @@ extension FileID {
     /// - Parameters:
     ///   - path: The path as raw bytes (lossless for names that are not UTF-8).
     ///   - followSymlinks: Whether a trailing symlink is followed or identified itself.
-    ///   - volumes: The volume directory (each volume is identified once).
+    ///   - volumes: The mounted volumes (each volume is identified once).
     /// - Returns: The identity, or `nil` when the handle is missing, of an unknown layout, or names
     ///   another inode: then use the open-based ``identify(_:followSymlinks:volumes:)``.
     /// - Throws: ``FileSystemError`` naming `statx` when the path cannot be examined (`ENOENT`, …).
     public static func identifyWithoutOpening(
-        _ path: [UInt8], followSymlinks: Bool = true, volumes: VolumeDirectory
+        _ path: [UInt8], followSymlinks: Bool = true, volumes: MountedVolumes
     ) throws(FileSystemError) -> FileID? {
         switch lookUpWithoutOpening(path, followSymlinks: followSymlinks, volumes: volumes) {
         case .success(let id): return id
@@ -121,7 +121,7 @@ extension FileID {
     /// ``identifyWithoutOpening(_:followSymlinks:volumes:)`` for callers that only branch on the
     /// errno of `statx` (resolution's path-first check): no error value is built.
     package static func lookUpWithoutOpening(
-        _ path: [UInt8], followSymlinks: Bool, volumes: VolumeDirectory
+        _ path: [UInt8], followSymlinks: Bool, volumes: MountedVolumes
     ) -> Result<FileID?, Errno> {
         let status: FileStatus
         switch FileStatus.lookup(pathBytes: path, followSymlinks: followSymlinks) {
@@ -141,11 +141,11 @@ extension FileID {
     }
 
     /// The identity of an open object (any descriptor, including `O_PATH`).
-    public static func identify(_ descriptor: OwnedDescriptor, volumes: VolumeDirectory? = nil) throws -> FileID {
+    public static func identify(_ descriptor: OwnedDescriptor, volumes: MountedVolumes? = nil) throws -> FileID {
         SyscallSeam.recordIntent("FileID.identify(descriptor)", path: descriptor.openedPath)
         let handle = try? descriptor.fileHandle()
         let reusableMountID = try handle?.mountID ?? descriptor.reusableMountID()
-        let directory = try volumes ?? VolumeDirectory()
+        let directory = try volumes ?? MountedVolumes()
         guard let entry = directory.entry(mountID: reusableMountID) else {
             throw FileSystemError(syscall: "statx", errno: .noSuchFileOrDirectory, path: "/proc/self/mountinfo")
         }

@@ -13,10 +13,10 @@ public enum VolumeLocation: Sendable, Hashable {
     case notMounted
 }
 
-/// The mounted volumes of this mount namespace, read once and identified on demand (each mount at
-/// most once per directory object).
-public final class VolumeDirectory: Sendable {
-    /// The mount table this directory was built from.
+/// The mounted volumes of this mount namespace: the mount table, read once, and each mount's
+/// volume, identified on demand (at most once per instance).
+public final class MountedVolumes: Sendable {
+    /// The mount table these volumes were read from.
     public let table: MountTable
     private let cache = Mutex<[Int32: Volume]>([:])
     /// UUIDs already located, so a batch of bookmarks on one volume looks it up once.
@@ -49,9 +49,9 @@ public final class VolumeDirectory: Sendable {
     }
 
     /// The birth time of the directory a volume is mounted on (its root), examined once per mount
-    /// and this directory: every bookmark made on the volume records it.
+    /// and `MountedVolumes`: every bookmark made on the volume records it.
     ///
-    /// - Parameter volume: A volume from this directory.
+    /// - Parameter volume: One of these volumes.
     /// - Returns: The birth time, or `nil` where the file system reports none or the mount point
     ///   cannot be examined.
     ///
@@ -149,7 +149,7 @@ public final class VolumeDirectory: Sendable {
     }
 
     /// The mount entry for a reusable mount id, re-reading the table once if it is not there
-    /// (the mount may be newer than this directory).
+    /// (the mount may be newer than this list).
     func entry(mountID: Int32) -> MountEntry? {
         if let entry = table.entry(mountID: mountID) { return entry }
         return (try? MountTable.current())?.entry(mountID: mountID)
