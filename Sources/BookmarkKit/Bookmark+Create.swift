@@ -56,6 +56,8 @@ extension Bookmark {
             throw error
         } catch let error as FileSystemError {
             throw BookmarkError(error, lastKnownPath: lastKnown)
+        } catch let error as FileIdentityError {
+            throw BookmarkError(error, lastKnownPath: lastKnown)
         } catch {
             throw BookmarkError(.fileSystem, String(describing: error), lastKnownPath: lastKnown)
         }
@@ -187,7 +189,7 @@ extension Bookmark {
             record.creationOptions = options.rawValue
             // The same for every file on the volume.
             try? record.setLinuxFacts(
-                LinuxFileFacts(volumeUUIDSource: formatSource(volume), fsType: volume.fsType, fsid: volume.fsid.flatMap(parseFSID)))
+                LinuxFileFacts(volumeUUIDSource: formatSource(volume), fsType: volume.fsType, fsid: volume.fsid.map(LinuxFSID.init)))
             for key in keysSetPerFile(minimal: minimal) { record[key] = .null }
             return record
         }
@@ -304,32 +306,4 @@ func formatSource(_ volume: Volume) -> VolumeUUIDSource? {
     case .fsid: return .fsid
     case .sourceAndType: return nil
     }
-}
-
-/// `xxxxxxxx:xxxxxxxx` (hex, 1 to 8 digits each) as two words; `nil` for anything else.
-func parseFSID(_ text: String) -> LinuxFSID? {
-    // Over the UTF-8 bytes: String splitting and integer parsing profiled at a tenth of a creation.
-    var first: UInt32?
-    var word: UInt32 = 0
-    var digits = 0
-    for byte in text.utf8 {
-        let value: UInt32
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): value = UInt32(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): value = UInt32(byte - UInt8(ascii: "A") + 10)
-        case UInt8(ascii: ":"):
-            guard digits > 0, first == nil else { return nil }
-            first = word
-            word = 0
-            digits = 0
-            continue
-        default: return nil
-        }
-        guard digits < 8 else { return nil }
-        word = word << 4 | value
-        digits += 1
-    }
-    guard let first, digits > 0 else { return nil }
-    return LinuxFSID(first, word)
 }

@@ -27,7 +27,7 @@ extension Bookmark {
         if useCache, isCanonicalAbsolute(bytes),
             case .success(let found?) = FileID.lookUpWithoutOpening(bytes, followSymlinks: false, volumes: volumes),
             found.kind != .symlink,
-            let chain = AncestorCache.shared.chain(parent: parentBytes(bytes), mountID: found.mountID, volumes: volumes)
+            let chain = AncestorCache.shared.chain(parent: parentBytes(bytes), target: found, volumes: volumes)
         {
             return CreationTarget(id: found, path: bytes, ancestors: chain)
         }
@@ -37,7 +37,7 @@ extension Bookmark {
         guard let real = try descriptor.currentPathBytes() else {
             throw BookmarkError(.notFound, "the object was deleted while the bookmark was made", lastKnownPath: bytes)
         }
-        let chain = useCache ? AncestorCache.shared.chain(parent: parentBytes(real), mountID: id.mountID, volumes: volumes) : nil
+        let chain = useCache ? AncestorCache.shared.chain(parent: parentBytes(real), target: id, volumes: volumes) : nil
         return CreationTarget(id: id, path: real, ancestors: chain)
     }
 }

@@ -221,8 +221,7 @@ struct Resolver {
     /// subvolume and mount, both alive at once, so the same object (one `statx`).
     func holds(_ path: [UInt8], _ id: FileID) -> Bool {
         guard case .success(let status) = FileStatus.lookup(pathBytes: path, followSymlinks: false) else { return false }
-        return status.inode == id.inode && status.subvolume == id.subvolume && status.mountID == id.mountID
-            && status.mountIDIsUnique == id.mountIDIsUnique
+        return status.inode == id.inode && status.subvolume == id.subvolume && id.isOnMount(of: status)
     }
 
     // MARK: - Search

@@ -6,10 +6,10 @@ import SystemPackage
 /// A file-reference URL: `file:///.file/id=<mount>.<inode>.<generation>` (a trailing `/` for
 /// directories) names a file or directory by identity, for as long as its volume stays mounted.
 ///
-/// - `mount` is the kernel's 64-bit mount id (`statx` `STATX_MNT_ID_UNIQUE`, never reused within a
-///   boot; on kernels before 6.8 the reusable mountinfo id). A remount, an unmount or a reboot gives
-///   the volume a new mount id, so the reference then fails with `volumeNotMounted`: it never
-///   points at a wrong file.
+/// - `mount` is the kernel's unique mount id (`statx` `STATX_MNT_ID_UNIQUE`, never reused within a
+///   boot; on kernels before 6.8, which have none, the reusable mountinfo id stands in). A remount,
+///   an unmount or a reboot gives the volume a new mount id, so the reference then fails with
+///   `volumeNotMounted`: it never points at a wrong file.
 /// - `inode` and `generation` identify the object on that mount (the generation tells a reused inode
 ///   number apart; it is left out where the file system has none, such as some FUSE file systems).
 ///
@@ -23,8 +23,10 @@ public struct FileReferenceURL: Sendable, Hashable, CustomStringConvertible {
     /// The URL prefix.
     public static let prefix = "file://" + pathPrefix
 
-    /// The mount id (unique within a boot when ``mountIDIsUnique``).
-    public var mountID: UInt64
+    /// The mount the object was on: its unique id. On kernels before 6.8, which have no unique ids,
+    /// the reusable ``MountID`` stands in for it; the text form does not say which, and resolution
+    /// compares it with what `statx` reports for each mount now, which is of the same kind.
+    public var mountID: UniqueMountID
     /// The inode number.
     public var inode: UInt64
     /// The inode generation, when the file system has one.
@@ -33,7 +35,7 @@ public struct FileReferenceURL: Sendable, Hashable, CustomStringConvertible {
     public var isDirectory: Bool
 
     /// Creates a reference from its parts.
-    public init(mountID: UInt64, inode: UInt64, generation: UInt32?, isDirectory: Bool) {
+    public init(mountID: UniqueMountID, inode: UInt64, generation: UInt32?, isDirectory: Bool) {
         self.mountID = mountID
         self.inode = inode
         self.generation = generation
@@ -76,7 +78,7 @@ public struct FileReferenceURL: Sendable, Hashable, CustomStringConvertible {
             guard let value = UInt32(parts[2]) else { return nil }
             generation = value
         }
-        self.init(mountID: mount, inode: inode, generation: generation, isDirectory: directory)
+        self.init(mountID: UniqueMountID(rawValue: mount), inode: inode, generation: generation, isDirectory: directory)
     }
 
     /// The file-reference URL of the existing file or directory at `path` (symlinks followed).
@@ -88,15 +90,31 @@ public struct FileReferenceURL: Sendable, Hashable, CustomStringConvertible {
             let descriptor = try OwnedDescriptor.open(path, options: [.pathOnly])
             defer { try? descriptor.close() }
             let id = try FileID.identify(descriptor)
-            self.init(mountID: id.mountID, inode: id.inode, generation: id.generation, isDirectory: id.kind == .directory)
+            self.init(
+                mountID: id.uniqueMountID ?? Self.standIn(for: id.mountID),
+                inode: id.inode, generation: id.generation, isDirectory: id.kind == .directory)
             if let real = try descriptor.currentPath() {
                 FileReferenceCache.shared.remember(self, path: pathBytes(real), handle: id.handle?.bytes)
             }
         } catch let error as FileSystemError {
             throw BookmarkError(error, lastKnownPath: lastKnown)
+        } catch let error as FileIdentityError {
+            throw BookmarkError(error, lastKnownPath: lastKnown)
         } catch {
             throw BookmarkError(.fileSystem, String(describing: error), lastKnownPath: lastKnown)
         }
+    }
+
+    /// What a reference records for a mount on kernels before 6.8, which have no unique ids: the
+    /// reusable id in its place, as `statx` reports it there (then ``mount(in:)`` also checks the
+    /// mount table).
+    static func standIn(for reusable: MountID) -> UniqueMountID {
+        UniqueMountID(rawValue: UInt64(UInt32(bitPattern: reusable.rawValue)))
+    }
+
+    /// The mount id `statx` reported, as a reference records it.
+    static func recordedMountID(_ status: FileStatus) -> UniqueMountID? {
+        status.uniqueMountID ?? status.mountID.map { standIn(for: $0) }
     }
 }
 
@@ -174,8 +192,9 @@ extension FileReferenceURL {
         for entry in table.entries where entry.category != .network && entry.category != .pseudo {
             guard let root = try? OwnedDescriptor.open(entry.mountPointPath, options: [.pathOnly, .directory])
             else { continue }
-            if let status = try? root.status(), status.mountID == mountID,
-                status.mountIDIsUnique || Int32(truncatingIfNeeded: mountID) == entry.mountID
+            if let status = try? root.status(),
+                Self.recordedMountID(status) == mountID,
+                status.uniqueMountID != nil || status.mountID == entry.mountID
             {
                 return (entry, root)
             }
@@ -187,7 +206,9 @@ extension FileReferenceURL {
     /// Whether the open object is the referenced one.
     func matches(_ descriptor: OwnedDescriptor, volume: Volume) -> Bool {
         guard let id = try? FileID.identify(descriptor, on: volume) else { return false }
-        guard id.mountID == mountID, id.inode == inode, (id.kind == .directory) == isDirectory else { return false }
+        guard (id.uniqueMountID ?? Self.standIn(for: id.mountID)) == mountID, id.inode == inode,
+            (id.kind == .directory) == isDirectory
+        else { return false }
         if let generation, let found = id.generation, found != generation { return false }
         return true
     }
@@ -303,7 +324,7 @@ final class FileReferenceCache: Sendable {
             return nil
         }
         defer { try? opened.close() }
-        var same = status.mountID == reference.mountID && status.inode == reference.inode
+        var same = FileReferenceURL.recordedMountID(status) == reference.mountID && status.inode == reference.inode
             && (status.kind == .directory) == reference.isDirectory
         if same, let handle = entry.handle {
             same = (try? opened.fileHandle().bytes) == handle

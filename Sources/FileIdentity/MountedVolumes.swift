@@ -18,19 +18,20 @@ public enum VolumeLocation: Sendable, Hashable {
 public final class MountedVolumes: Sendable {
     /// The mount table these volumes were read from.
     public let table: MountTable
-    private let cache = Mutex<[Int32: Volume]>([:])
+    private let cache = Mutex<[MountID: Volume]>([:])
     /// UUIDs already located, so a batch of bookmarks on one volume looks it up once.
     private let located = Mutex<[String: Volume]>([:])
     /// The UUID (as spelled by the caller) and volume of the last successful ``locate(uuid:hint:)``.
     private let lastLocated = Mutex<(String, Volume)?>(nil)
     /// Birth times of mount points already examined, by mount id (`nil` inside: none reported).
-    private let mountPointBirths = Mutex<[Int32: Timestamp?]>([:])
+    private let mountPointBirths = Mutex<[MountID: Timestamp?]>([:])
     private let touchNetwork: Bool
 
     /// Reads `/proc/self/mountinfo`.
     ///
     /// - Parameter touchNetwork: Whether network mounts may be opened (may block). Default `false`.
-    public convenience init(touchNetwork: Bool = false) throws {
+    /// - Throws: ``FileIdentityError`` when the table cannot be read or parsed (see ``MountTable/current()``).
+    public convenience init(touchNetwork: Bool = false) throws(FileIdentityError) {
         try self.init(table: MountTable.current(), touchNetwork: touchNetwork)
     }
 
@@ -66,7 +67,7 @@ public final class MountedVolumes: Sendable {
     /// The volume of the mount with this reusable mount id (`name_to_handle_at`'s), or `nil` when
     /// no such mount exists even in a fresh read of the table. A volume seen before costs one
     /// dictionary lookup: the mount entry is looked up only the first time.
-    public func volume(mountID: Int32) -> Volume? {
+    public func volume(mountID: MountID) -> Volume? {
         if let known = cache.withLock({ $0[mountID] }) { return known }
         return entry(mountID: mountID).map { volume(of: $0) }
     }
@@ -150,7 +151,7 @@ public final class MountedVolumes: Sendable {
 
     /// The mount entry for a reusable mount id, re-reading the table once if it is not there
     /// (the mount may be newer than this list).
-    func entry(mountID: Int32) -> MountEntry? {
+    func entry(mountID: MountID) -> MountEntry? {
         if let entry = table.entry(mountID: mountID) { return entry }
         return (try? MountTable.current())?.entry(mountID: mountID)
     }

@@ -59,11 +59,11 @@ struct IdentifyWithoutOpeningTests {
             let id = try #require(try FileID.identifyWithoutOpening(path, volumes: volumes))
             #expect(id == (try FileID.identify(FilePath(bytes: path), volumes: volumes)))
             // "dir/" + NUL + "f\xFF…": truncating at the NUL would name the directory.
-            let error = try #require(throws: FileSystemError.self) {
+            let error = try #require(throws: FileIdentityError.self) {
                 try FileID.identifyWithoutOpening(directory + [0] + name, volumes: volumes)
             }
-            #expect(error.errno == .invalidArgument)
-            #expect(error.syscall == "statx")
+            #expect(error.cause?.errno == .invalidArgument)
+            #expect(error.cause?.syscall == "statx")
         }
     }
 
@@ -72,17 +72,18 @@ struct IdentifyWithoutOpeningTests {
         let volumes = try MountedVolumes()
         let handle = try FileHandleData(path: "/")
         #expect(volumes.volume(mountID: handle.mountID) == (try FileID.identify("/", volumes: volumes)).volume)
-        #expect(volumes.volume(mountID: Int32.max) == nil)
+        #expect(volumes.volume(mountID: MountID(rawValue: .max)) == nil)
     }
 
     @Test("a missing path throws statx's ENOENT with the path")
     func missing() throws {
         let volumes = try MountedVolumes()
-        let error = try #require(throws: FileSystemError.self) {
+        let error = try #require(throws: FileIdentityError.self) {
             try FileID.identifyWithoutOpening(Array("/nonexistent/swift-bookmarks".utf8), volumes: volumes)
         }
-        #expect(error.errno == .noSuchFileOrDirectory)
-        #expect(error.syscall == "statx")
+        #expect(error.code == .fileSystem)
+        #expect(error.cause?.errno == .noSuchFileOrDirectory)
+        #expect(error.cause?.syscall == "statx")
         #expect(error.path == "/nonexistent/swift-bookmarks")
     }
 

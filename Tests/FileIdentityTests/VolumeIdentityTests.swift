@@ -113,7 +113,7 @@ struct VolumeIdentityTests {
             trace.inject(SyscallFault(call: "blkid_do_safeprobe", errno: .noSuchFileOrDirectory))
             let viaFsid = try SyscallSeam.$observer.withValue(trace) { try volumeAt(fixture) }
             #expect(viaFsid.uuidSource == .fsid)
-            #expect(viaFsid.uuid == viaFsid.fsid)
+            #expect(viaFsid.uuid == viaFsid.fsid?.description)
             #expect(viaFsid.uuid == ext4FoldedFSID(uuid))
         }
     }
