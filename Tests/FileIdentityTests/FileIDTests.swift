@@ -149,6 +149,22 @@ struct FileIDTests {
         }
     }
 
+    @Test("a descriptor whose mount was detached (umount -l) fails with notInMountTable, no invented errno")
+    func detachedMount() throws {
+        try LoopVolume.withVolume(.tmpfs) { fixture in
+            try Data("d".utf8).write(to: URL(fileURLWithPath: fixture.path("f")))
+            let descriptor = try OwnedDescriptor.open(FilePath(fixture.path("f")), options: [.pathOnly])
+            defer { try? descriptor.close() }
+            let mounted = try MountedVolumes()
+            #expect(try FileID.identify(descriptor, volumes: mounted).kind == .regular)
+            try Shell.check(["umount", "-l", try #require(fixture.mountPoint).path])
+            let error = try #require(throws: FileIdentityError.self) { try FileID.identify(descriptor) }
+            #expect(error.code == .notInMountTable)
+            #expect(error.cause == nil, "no call failed: the mount is simply not in the table")
+            #expect(error.path == FilePath(fixture.path("f")))
+        }
+    }
+
     @Test("a FIFO is identified without blocking")
     func fifo() throws {
         try LoopVolume.withVolume(.ext4) { fixture in
