@@ -22,6 +22,9 @@ public struct FileIdentityError: Error, Sendable, Hashable, CustomStringConverti
         /// The mount an object is on is not in this process's mount table, even read afresh: it was
         /// unmounted after the object was opened, or the descriptor came from another mount namespace.
         public static let notInMountTable = Code("notInMountTable")
+        /// libblkid finds no single file system on a block device: none, or several conflicting
+        /// signatures (``BlockDeviceProbe/probe(device:)``).
+        public static let unrecognizedDevice = Code("unrecognizedDevice")
 
         /// The name, for descriptions.
         public var description: String { name }
