@@ -102,7 +102,7 @@ extension Bookmark {
     ///
     /// - Returns: The resolution, and whether `path` was an alias file.
     public static func resolveAliasFile(
-        at path: FilePath, options: ResolutionOptions = ResolutionOptions(), volumes: VolumeDirectory? = nil
+        at path: FilePath, options: ResolutionOptions = ResolutionOptions(), volumes: MountedVolumes? = nil
     ) throws(BookmarkError) -> (resolution: Resolution?, wasAlias: Bool) {
         guard isAliasFile(at: path) else { return (nil, false) }
         let bookmark = try Bookmark(contentsOfAliasFile: path)
@@ -118,7 +118,7 @@ extension Bookmark {
     /// - Throws: ``BookmarkError`` from reading, resolving (the file is left alone) or writing.
     public static func refreshFile(
         at path: FilePath, options: ResolutionOptions = ResolutionOptions(), signingKey: SigningKey? = nil,
-        volumes: VolumeDirectory? = nil
+        volumes: MountedVolumes? = nil
     ) throws(BookmarkError) -> FileRefresh {
         let bytes = try readSmallFile(path)
         let source = try BookmarkError.decoding(lastKnownPath: PathBytes(path).bytes) { () throws(BookmarkFormatError) in

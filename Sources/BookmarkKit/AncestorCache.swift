@@ -32,15 +32,18 @@ final class AncestorCache: Sendable {
     /// thread of the parent may have held at the fork.
     private static let marker: ForkMarker? = try? ForkMarker()
 
-    /// A cached chain: the target's mount (a new mount namespace gives new mount ids) and the
-    /// directory path.
+    /// A cached chain: the target's mount (a new mount namespace gives new mount ids; the unique
+    /// id, where the kernel has one, also tells a later mount that reuses the reusable id apart)
+    /// and the directory path.
     struct Key: Hashable {
-        var mountID: UInt64
+        var mountID: MountID
+        var uniqueMountID: UniqueMountID?
         var path: [UInt8]
 
         /// The path's bytes in one call: `[UInt8]`'s own hashing feeds the hasher a byte at a time.
         func hash(into hasher: inout Hasher) {
             hasher.combine(mountID)
+            hasher.combine(uniqueMountID)
             path.withUnsafeBytes { hasher.combine(bytes: $0) }
         }
     }
@@ -70,11 +73,11 @@ final class AncestorCache: Sendable {
     /// - Parameters:
     ///   - parent: A canonical absolute directory path (no symlinks, `.`, `..` or empty
     ///     components): the parent of the target, as the target's lookup saw it.
-    ///   - mountID: The target's mount id.
+    ///   - target: The target's identity, for its mount.
     ///   - volumes: Where the mounts of the directories are looked up.
-    func chain(parent: [UInt8], mountID: UInt64, volumes: VolumeDirectory) -> AncestorChain? {
+    func chain(parent: [UInt8], target: FileID, volumes: MountedVolumes) -> AncestorChain? {
         guard Self.marker?.isOwnProcess == true else { return nil }
-        let key = Key(mountID: mountID, path: parent)
+        let key = Key(mountID: target.mountID, uniqueMountID: target.uniqueMountID, path: parent)
         return state.withLock { state -> AncestorChain? in
             guard !state.disabled, !state.uncacheable.contains(key) else { return nil }
             guard let monitor = Self.monitor(&state) else { return nil }
@@ -156,7 +159,7 @@ final class AncestorCache: Sendable {
     /// Watches and examines every directory on the path not already watched, then checks that
     /// nothing changed while doing so.
     private static func fill(
-        _ key: Key, monitor: DirectoryMonitor, volumes: VolumeDirectory, _ state: inout State
+        _ key: Key, monitor: DirectoryMonitor, volumes: MountedVolumes, _ state: inout State
     ) -> AncestorChain? {
         let prefixes = PathBytes(key.path).selfAndAncestorsFromRoot.map(\.bytes)
         if state.directories.count + prefixes.count > capacity { forget(monitor, &state) }
@@ -206,7 +209,7 @@ final class AncestorCache: Sendable {
     /// change goes through this kernel. Not NFS, SMB or other network file systems (other clients
     /// change them), not FUSE (the daemon does), not ZFS (`zfs rollback` swaps the tree in
     /// place), not virtiofs or 9p (the host does).
-    private static func isTrusted(mountID: Int32, path: [UInt8], volumes: VolumeDirectory) -> Bool {
+    private static func isTrusted(mountID: MountID, path: [UInt8], volumes: MountedVolumes) -> Bool {
         // The volume, not the mount entry: the directory remembers volumes by mount id, while an
         // entry missing from its table (a mount newer than the directory) re-reads mountinfo.
         guard let volume = volumes.volume(mountID: mountID), trustedFileSystems.contains(volume.fsType) else {

@@ -26,13 +26,13 @@ extension Bookmark {
     ///   - progress: Called after the first phase, after each volume's walk, and at the end.
     /// - Returns: One result per bookmark, in the same order.
     public static func resolveAll(
-        _ bookmarks: [Bookmark], options: ResolutionOptions = ResolutionOptions(), volumes: VolumeDirectory? = nil,
+        _ bookmarks: [Bookmark], options: ResolutionOptions = ResolutionOptions(), volumes: MountedVolumes? = nil,
         progress: (@Sendable (BatchProgress) -> Void)? = nil
     ) -> [Result<Resolution, BookmarkError>] {
         var results = [Result<Resolution, BookmarkError>?](repeating: nil, count: bookmarks.count)
-        let directory: VolumeDirectory
+        let directory: MountedVolumes
         do {
-            directory = try volumes ?? VolumeDirectory()
+            directory = try volumes ?? MountedVolumes()
         } catch {
             let failure = BookmarkError(.fileSystem, "cannot read the mount table: \(error)")
             return bookmarks.map { _ in .failure(failure) }

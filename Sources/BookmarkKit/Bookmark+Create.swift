@@ -16,7 +16,7 @@ extension Bookmark {
     ///   - resourceKeys: Resource values to store, for reading later without the file system.
     ///   - relativeTo: A base directory (a document's folder) for a relative bookmark: moving the
     ///     base and the object together keeps it resolving.
-    ///   - volumes: A volume directory to reuse across many creations.
+    ///   - volumes: The mounted volumes to reuse across many creations.
     ///   - useAncestorCache: Whether the per-component IDs may come from the process's ancestor
     ///     cache (default). `false` examines every ancestor again and leaves the cache alone.
     /// - Throws: ``BookmarkError`` (`notFound`, `permissionDenied`, …).
@@ -27,14 +27,14 @@ extension Bookmark {
     /// on it, the real path from `/proc/self/fd`, and the per-component IDs (key `0x1005`) from
     /// the cache, which watches and examines each directory it has not seen (`inotify_add_watch`
     /// and `statx`); see ``clearAncestorCache()``. Without the cache, one `statx` per ancestor.
-    /// The volume is identified once per volume directory.
+    /// The volume is identified once per `MountedVolumes`.
     public static func create(
         for path: FilePath, options: BookmarkCreationOptions = [], resourceKeys: [ResourceKey] = [],
-        relativeTo: FilePath? = nil, volumes: VolumeDirectory? = nil, useAncestorCache: Bool = true
+        relativeTo: FilePath? = nil, volumes: MountedVolumes? = nil, useAncestorCache: Bool = true
     ) throws(BookmarkError) -> Bookmark {
         let lastKnown = PathBytes(path).bytes
         return try BookmarkError.wrapping(lastKnownPath: lastKnown) {
-            let directory = try volumes ?? VolumeDirectory()
+            let directory = try volumes ?? MountedVolumes()
             let target = try locateForCreation(path, bytes: lastKnown, useCache: useAncestorCache, volumes: directory)
             let id = target.id
             let real = target.path
@@ -170,7 +170,7 @@ extension Bookmark {
 
     /// A record carrying the volume's facts, the creation options and the user: the start of every
     /// bookmark made on that volume with those options (see ``VolumeTemplates``).
-    static func template(for volume: Volume, options: BookmarkCreationOptions, volumes: VolumeDirectory?) -> BookmarkRecord {
+    static func template(for volume: Volume, options: BookmarkCreationOptions, volumes: MountedVolumes?) -> BookmarkRecord {
         let minimal = options.contains(.minimalBookmark)
         // userUID only: the user name would need an NSS lookup (files outside the syscall seam).
         let uid = minimal ? UInt32.max : getuid()
@@ -181,13 +181,13 @@ extension Bookmark {
             record.creationOptions = options.rawValue
             // The same for every file on the volume.
             try? record.setLinuxFacts(
-                LinuxFileFacts(volumeUUIDSource: formatSource(volume), fsType: volume.fsType, fsid: volume.fsid.flatMap(parseFSID)))
+                LinuxFileFacts(volumeUUIDSource: formatSource(volume), fsType: volume.fsType, fsid: volume.fsid.map(LinuxFSID.init)))
             for key in keysSetPerFile(minimal: minimal) { record[key] = .null }
             return record
         }
     }
 
-    static func volumeFacts(_ volume: Volume, minimal: Bool, volumes: VolumeDirectory? = nil) -> BookmarkVolume {
+    static func volumeFacts(_ volume: Volume, minimal: Bool, volumes: MountedVolumes? = nil) -> BookmarkVolume {
         let point = volume.mountPoint
         var url = Array("file://".utf8) + point
         if url.last != UInt8(ascii: "/") { url.append(UInt8(ascii: "/")) }
@@ -257,32 +257,4 @@ func formatSource(_ volume: Volume) -> VolumeUUIDSource? {
     case .fsid: return .fsid
     case .sourceAndType: return nil
     }
-}
-
-/// `xxxxxxxx:xxxxxxxx` (hex, 1 to 8 digits each) as two words; `nil` for anything else.
-func parseFSID(_ text: String) -> LinuxFSID? {
-    // Over the UTF-8 bytes: String splitting and integer parsing profiled at a tenth of a creation.
-    var first: UInt32?
-    var word: UInt32 = 0
-    var digits = 0
-    for byte in text.utf8 {
-        let value: UInt32
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): value = UInt32(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): value = UInt32(byte - UInt8(ascii: "A") + 10)
-        case UInt8(ascii: ":"):
-            guard digits > 0, first == nil else { return nil }
-            first = word
-            word = 0
-            digits = 0
-            continue
-        default: return nil
-        }
-        guard digits < 8 else { return nil }
-        word = word << 4 | value
-        digits += 1
-    }
-    guard let first, digits > 0 else { return nil }
-    return LinuxFSID(first, word)
 }

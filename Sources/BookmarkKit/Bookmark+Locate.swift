@@ -22,12 +22,12 @@ extension Bookmark {
     /// or uncacheable directory) takes the open-based path: `O_PATH` open, identity from the
     /// descriptor, the real path from `/proc/self/fd`.
     static func locateForCreation(
-        _ path: FilePath, bytes: [UInt8], useCache: Bool, volumes: VolumeDirectory
+        _ path: FilePath, bytes: [UInt8], useCache: Bool, volumes: MountedVolumes
     ) throws -> CreationTarget {
         if useCache, bytes.count > 1, PathBytes(bytes).isNormalAbsolute,
             case .success(let found?) = FileID.lookUpWithoutOpening(bytes, followSymlinks: false, volumes: volumes),
             found.kind != .symlink,
-            let chain = AncestorCache.shared.chain(parent: PathBytes(bytes).parent.bytes, mountID: found.mountID, volumes: volumes)
+            let chain = AncestorCache.shared.chain(parent: PathBytes(bytes).parent.bytes, target: found, volumes: volumes)
         {
             return CreationTarget(id: found, path: bytes, ancestors: chain)
         }
@@ -36,7 +36,7 @@ extension Bookmark {
         guard let real = try descriptor.currentPathBytes() else {
             throw BookmarkError(.notFound, "the object was deleted while the bookmark was made", lastKnownPath: bytes)
         }
-        let chain = useCache ? AncestorCache.shared.chain(parent: PathBytes(real).parent.bytes, mountID: id.mountID, volumes: volumes) : nil
+        let chain = useCache ? AncestorCache.shared.chain(parent: PathBytes(real).parent.bytes, target: id, volumes: volumes) : nil
         return CreationTarget(id: id, path: real, ancestors: chain)
     }
 }

@@ -52,7 +52,7 @@ extension Bookmark {
     ///   `fileSystem` when the verified object cannot be opened with `options`.
     public func open(
         _ options: OwnedDescriptor.OpenOptions = .readOnly, resolving: ResolutionOptions = ResolutionOptions(),
-        volumes: VolumeDirectory? = nil, attempts: Int = 3
+        volumes: MountedVolumes? = nil, attempts: Int = 3
     ) throws(BookmarkError) -> OpenedBookmark {
         let table = try Self.mountedVolumes(volumes, lastKnownPath: recordedPathForErrors)
         var lastResolution: Resolution?
@@ -76,7 +76,7 @@ extension Bookmark {
     ///   (`ENOTDIR`) when the bookmarked object is not a directory.
     public func openDirectory(
         policy: ResolutionPolicy = .beneath, resolving: ResolutionOptions = ResolutionOptions(),
-        volumes: VolumeDirectory? = nil, attempts: Int = 3
+        volumes: MountedVolumes? = nil, attempts: Int = 3
     ) throws(BookmarkError) -> OpenedDirectoryBookmark {
         let opened = try open([.pathOnly, .directory], resolving: resolving, volumes: volumes, attempts: attempts)
         return OpenedDirectoryBookmark(

@@ -10,11 +10,11 @@ extension Bookmark {
     ///
     /// - Parameters:
     ///   - options: Search, budget, handles, mounting, heuristics, relative base, cancellation.
-    ///   - volumes: A volume directory to reuse across many resolutions.
+    ///   - volumes: The mounted volumes to reuse across many resolutions.
     /// - Returns: Where the object is and why we think so.
     /// - Throws: ``BookmarkError``: `volumeNotMounted` (fast, with the attached device if any),
     ///   `notFound` (never "stale"), `corruptData`, `cancelled`.
-    public func resolve(_ options: ResolutionOptions = ResolutionOptions(), volumes: VolumeDirectory? = nil)
+    public func resolve(_ options: ResolutionOptions = ResolutionOptions(), volumes: MountedVolumes? = nil)
         throws(BookmarkError) -> Resolution
     {
         let recorded = try recordedCache.recorded(for: record)
@@ -24,10 +24,10 @@ extension Bookmark {
     }
 
     /// `given`, or a fresh table of the mounted volumes, or the error that says the mount table is unreadable.
-    static func mountedVolumes(_ given: VolumeDirectory?, lastKnownPath: [UInt8]?) throws(BookmarkError) -> VolumeDirectory {
+    static func mountedVolumes(_ given: MountedVolumes?, lastKnownPath: [UInt8]?) throws(BookmarkError) -> MountedVolumes {
         if let given { return given }
         do {
-            return try VolumeDirectory()
+            return try MountedVolumes()
         } catch {
             throw BookmarkError(.fileSystem, "cannot read the mount table: \(error)", lastKnownPath: lastKnownPath)
         }
@@ -38,11 +38,11 @@ extension Bookmark {
 struct Resolver {
     let recorded: Recorded
     let options: ResolutionOptions
-    let directory: VolumeDirectory
+    let directory: MountedVolumes
     var notes: [String] = []
     var entriesSearched = 0
 
-    init(recorded: Recorded, options: ResolutionOptions, directory: VolumeDirectory) {
+    init(recorded: Recorded, options: ResolutionOptions, directory: MountedVolumes) {
         self.recorded = recorded
         self.options = options
         self.directory = directory
@@ -145,7 +145,7 @@ struct Resolver {
         guard UDisks.mount(device: device, using: udisksctl) else {
             throw error(.volumeNotMounted, "udisksctl could not mount \(device)", attachedDevice: device)
         }
-        guard let fresh = try? VolumeDirectory(), case .mounted(let volume) = fresh.locate(uuid: uuid) else { return nil }
+        guard let fresh = try? MountedVolumes(), case .mounted(let volume) = fresh.locate(uuid: uuid) else { return nil }
         return volume
     }
 
@@ -226,8 +226,7 @@ struct Resolver {
     /// subvolume and mount, both alive at once, so the same object (one `statx`).
     func holds(_ path: [UInt8], _ id: FileID) -> Bool {
         guard case .success(let status) = FileStatus.lookup(pathBytes: path, followSymlinks: false) else { return false }
-        return status.inode == id.inode && status.subvolume == id.subvolume && status.mountID == id.mountID
-            && status.mountIDIsUnique == id.mountIDIsUnique
+        return status.inode == id.inode && status.subvolume == id.subvolume && id.isOnMount(of: status)
     }
 
     // MARK: - Search

@@ -1,4 +1,5 @@
 import BookmarkFormat
+import FileIdentity
 import SecureFiles
 
 /// Why a bookmark could not be created or resolved.
@@ -79,13 +80,14 @@ public struct BookmarkError: Error, Sendable, CustomStringConvertible {
 
     /// Converts any error from the layers below into a `BookmarkError`: the one place that does.
     ///
-    /// A `BookmarkError` passes through; a ``SecureFiles/FileSystemError`` keeps its code and is
-    /// kept as ``fileSystemError``; a ``BookmarkFormat/BookmarkFormatError`` is `corruptData`;
-    /// anything else is `fileSystem` with its description.
+    /// A `BookmarkError` passes through; a `FileSystemError` keeps its code and is kept as
+    /// ``fileSystemError``; a `FileIdentityError` maps by its code (see `BookmarkError+FileIdentity.swift`);
+    /// a `BookmarkFormatError` is `corruptData`; anything else is `fileSystem` with its description.
     init(converting error: any Error, lastKnownPath: [UInt8]? = nil) {
         switch error {
         case let error as BookmarkError: self = error
         case let error as FileSystemError: self.init(error, lastKnownPath: lastKnownPath)
+        case let error as FileIdentityError: self.init(error, lastKnownPath: lastKnownPath)
         case let error as BookmarkFormatError:
             self.init(.corruptData, error.description, lastKnownPath: lastKnownPath, formatError: error)
         default: self.init(.fileSystem, String(describing: error), lastKnownPath: lastKnownPath)

@@ -6,10 +6,10 @@ import SystemPackage
 /// A file-reference URL: `file:///.file/id=<mount>.<inode>.<generation>` (a trailing `/` for
 /// directories) names a file or directory by identity, for as long as its volume stays mounted.
 ///
-/// - `mount` is the kernel's 64-bit mount id (`statx` `STATX_MNT_ID_UNIQUE`, never reused within a
-///   boot; on kernels before 6.8 the reusable mountinfo id). A remount, an unmount or a reboot gives
-///   the volume a new mount id, so the reference then fails with `volumeNotMounted`: it never
-///   points at a wrong file.
+/// - `mount` is the kernel's unique mount id (`statx` `STATX_MNT_ID_UNIQUE`, never reused within a
+///   boot; on kernels before 6.8, which have none, the reusable mountinfo id stands in). A remount,
+///   an unmount or a reboot gives the volume a new mount id, so the reference then fails with
+///   `volumeNotMounted`: it never points at a wrong file.
 /// - `inode` and `generation` identify the object on that mount (the generation tells a reused inode
 ///   number apart; it is left out where the file system has none, such as some FUSE file systems).
 ///
@@ -23,8 +23,11 @@ public struct FileReferenceURL: Sendable, Hashable, CustomStringConvertible {
     /// The URL prefix.
     public static let prefix = "file://" + pathPrefix
 
-    /// The mount id (unique within a boot when ``mountIDIsUnique``).
-    public var mountID: UInt64
+    /// The mount the object was on: its unique id. On kernels before 6.8, which have no unique
+    /// ids, the reusable ``SecureFiles/MountID`` stands in for it; the text form does not say
+    /// which, and resolution compares it with what `statx` reports for each mount now, which is
+    /// of the same kind.
+    public var mountID: UniqueMountID
     /// The inode number.
     public var inode: UInt64
     /// The inode generation, when the file system has one.
@@ -33,7 +36,7 @@ public struct FileReferenceURL: Sendable, Hashable, CustomStringConvertible {
     public var isDirectory: Bool
 
     /// Creates a reference from its parts.
-    public init(mountID: UInt64, inode: UInt64, generation: UInt32?, isDirectory: Bool) {
+    public init(mountID: UniqueMountID, inode: UInt64, generation: UInt32?, isDirectory: Bool) {
         self.mountID = mountID
         self.inode = inode
         self.generation = generation
@@ -76,7 +79,7 @@ public struct FileReferenceURL: Sendable, Hashable, CustomStringConvertible {
             guard let value = UInt32(parts[2]) else { return nil }
             generation = value
         }
-        self.init(mountID: mount, inode: inode, generation: generation, isDirectory: directory)
+        self.init(mountID: UniqueMountID(rawValue: mount), inode: inode, generation: generation, isDirectory: directory)
     }
 
     /// The file-reference URL of the existing file or directory at `path` (symlinks followed).
@@ -87,8 +90,22 @@ public struct FileReferenceURL: Sendable, Hashable, CustomStringConvertible {
             let descriptor = try Directory.current.open(path, options: [.pathOnly])
             return (try FileID.identify(descriptor), try descriptor.currentPathBytes())
         }
-        self.init(mountID: id.mountID, inode: id.inode, generation: id.generation, isDirectory: id.kind == .directory)
+        self.init(
+            mountID: id.uniqueMountID ?? Self.standIn(for: id.mountID),
+            inode: id.inode, generation: id.generation, isDirectory: id.kind == .directory)
         if let real { FileReferenceCache.shared.remember(self, path: real, handle: id.handle?.bytes) }
+    }
+
+    /// What a reference records for a mount on kernels before 6.8, which have no unique ids: the
+    /// reusable id in its place, as `statx` reports it there (then ``mount(in:)`` also checks the
+    /// mount table).
+    static func standIn(for reusable: MountID) -> UniqueMountID {
+        UniqueMountID(rawValue: UInt64(UInt32(bitPattern: reusable.rawValue)))
+    }
+
+    /// The mount id `statx` reported, as a reference records it.
+    static func recordedMountID(_ status: FileStatus) -> UniqueMountID? {
+        status.uniqueMountID ?? status.mountID.map { standIn(for: $0) }
     }
 }
 
@@ -122,15 +139,15 @@ extension FileReferenceURL {
     /// - Throws: ``BookmarkError``: `volumeNotMounted` when the mount the reference was made on is
     ///   gone (unmounted, remounted, rebooted); `notFound` when the object was deleted (or lies
     ///   beyond the search budget: ``BookmarkError/searchExhausted``).
-    public func resolve(budget: SearchBudget = .default, useHandles: Bool = true, volumes: VolumeDirectory? = nil)
+    public func resolve(budget: SearchBudget = .default, useHandles: Bool = true, volumes: MountedVolumes? = nil)
         throws(BookmarkError) -> FileReferenceResolution
     {
         if let path = FileReferenceCache.shared.verifiedPath(for: self) {
             return FileReferenceResolution(path: FilePath(bytes: path), method: .cache, entriesSearched: 0)
         }
-        let directory: VolumeDirectory
+        let directory: MountedVolumes
         do {
-            directory = try volumes ?? VolumeDirectory()
+            directory = try volumes ?? MountedVolumes()
         } catch {
             throw BookmarkError(.fileSystem, "cannot read the mount table: \(error)")
         }
@@ -166,8 +183,9 @@ extension FileReferenceURL {
         for entry in table.entries where entry.category != .network && entry.category != .pseudo {
             guard let root = try? Directory.current.open(entry.mountPointPath, options: [.pathOnly, .directory])
             else { continue }
-            if let status = try? root.status(), status.mountID == mountID,
-                status.mountIDIsUnique || Int32(truncatingIfNeeded: mountID) == entry.mountID
+            if let status = try? root.status(),
+                Self.recordedMountID(status) == mountID,
+                status.uniqueMountID != nil || status.mountID == entry.mountID
             {
                 return (entry, root)
             }
@@ -179,7 +197,9 @@ extension FileReferenceURL {
     /// Whether the open object is the referenced one.
     func matches(_ descriptor: OwnedDescriptor, volume: Volume) -> Bool {
         guard let id = try? FileID.identify(descriptor, on: volume) else { return false }
-        guard id.mountID == mountID, id.inode == inode, (id.kind == .directory) == isDirectory else { return false }
+        guard (id.uniqueMountID ?? Self.standIn(for: id.mountID)) == mountID, id.inode == inode,
+            (id.kind == .directory) == isDirectory
+        else { return false }
         if let generation, let found = id.generation, found != generation { return false }
         return true
     }
@@ -292,7 +312,7 @@ final class FileReferenceCache: Sendable {
             return nil
         }
         defer { try? opened.close() }
-        var same = status.mountID == reference.mountID && status.inode == reference.inode
+        var same = FileReferenceURL.recordedMountID(status) == reference.mountID && status.inode == reference.inode
             && (status.kind == .directory) == reference.isDirectory
         if same, let handle = entry.handle {
             same = (try? opened.fileHandle().bytes) == handle

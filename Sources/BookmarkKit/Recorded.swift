@@ -46,7 +46,7 @@ final class Recorded: Sendable {
         birthTime = linux.birthTime.map { Timestamp(seconds: $0.seconds, nanoseconds: $0.nanoseconds) }
         subvolume = linux.subvolumeID
         if let type = linux.handleType, let bytes = linux.handle {
-            handle = FileHandleData(type: type, bytes: bytes, mountID: 0)
+            handle = FileHandleData(type: type, bytes: bytes, mountID: MountID(rawValue: 0))
         } else {
             handle = nil
         }

@@ -248,7 +248,7 @@ public struct SigningKey: Sendable {
     /// - Throws: ``SecurityScopeError``.
     public func resolve(
         _ data: [UInt8], confinedTo roots: [FilePath] = [], options: ResolutionOptions = ResolutionOptions(),
-        volumes: VolumeDirectory? = nil
+        volumes: MountedVolumes? = nil
     ) throws(SecurityScopeError) -> ScopedResolution {
         let bookmark = try verify(data)
         let opened: OpenedBookmark

@@ -1,5 +1,6 @@
 import BookmarkFormat
 import FileIdentity
+import SecureFiles
 import Synchronization
 
 /// Records that already carry a volume's facts (key group `0x2000`: path, URL, name, UUID,
@@ -19,7 +20,7 @@ final class VolumeTemplates: Sendable {
     static let capacity = 64
 
     struct Key: Hashable {
-        var mountID: Int32
+        var mountID: MountID
         var options: UInt32
         var uid: UInt32
     }

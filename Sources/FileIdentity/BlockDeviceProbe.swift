@@ -27,19 +27,46 @@ public struct BlockDeviceInfo: Sendable, Hashable, Codable {
 /// group `disk`), and even root gets `EPERM` on some machines. Every call passes through
 /// ``SyscallSeam/external(_:path:_:)`` so it is traced and can be failed by injection.
 public enum BlockDeviceProbe {
-    /// Probes `device` for its superblock. Returns `nil` with the errno when it cannot be opened.
-    public static func probe(device: FilePath) -> Result<BlockDeviceInfo, FileSystemError> {
+    /// Probes `device` for its superblock.
+    ///
+    /// - Returns: What the superblock says, or a ``FileIdentityError``:
+    ///   ``FileIdentityError/Code/fileSystem`` when the device cannot be opened or read (the
+    ///   cause names `blkid_do_safeprobe` with the errno libblkid left, such as `EACCES`), or
+    ///   ``FileIdentityError/Code/unrecognizedDevice`` when libblkid finds no single file system
+    ///   on it (none, or several conflicting signatures).
+    public static func probe(device: FilePath) -> Result<BlockDeviceInfo, FileIdentityError> {
         var info: BlockDeviceInfo?
+        var unrecognized: String?
         let failure = SyscallSeam.external("blkid_do_safeprobe", path: device) { () -> Errno? in
+            // libblkid reports a failed open or read through errno; 0 there means it failed
+            // without one, which is reported as unrecognised rather than given an errno.
+            Glibc.errno = 0
             let probe: blkid_probe? = device.withPlatformString { blkid_new_probe_from_filename($0) }
-            guard let probe else { return Errno(rawValue: Glibc.errno == 0 ? EIO : Glibc.errno) }
+            guard let probe else {
+                if Glibc.errno != 0 { return Errno(rawValue: Glibc.errno) }
+                unrecognized = "libblkid cannot make a probe for it"
+                return nil
+            }
             defer { blkid_free_probe(probe) }
             blkid_probe_enable_superblocks(probe, 1)
             blkid_probe_set_superblocks_flags(probe, Int32(BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL | BLKID_SUBLKS_TYPE))
             blkid_probe_enable_partitions(probe, 1)
             blkid_probe_set_partitions_flags(probe, Int32(BLKID_PARTS_ENTRY_DETAILS))
+            Glibc.errno = 0
             let rc = blkid_do_safeprobe(probe)
-            guard rc == 0 else { return rc == 1 ? .noSuchFileOrDirectory : .ioError }
+            switch rc {
+            case 0: break
+            case 1:
+                unrecognized = "libblkid finds no file system on it"
+                return nil
+            case -2:
+                unrecognized = "libblkid finds several conflicting file system signatures on it"
+                return nil
+            default:
+                if Glibc.errno != 0 { return Errno(rawValue: Glibc.errno) }
+                unrecognized = "libblkid failed to probe it (\(rc))"
+                return nil
+            }
             func value(_ name: String) -> String? {
                 var data: UnsafePointer<CChar>?
                 var length = 0
@@ -51,8 +78,12 @@ public enum BlockDeviceProbe {
                 partitionUUID: value("PART_ENTRY_UUID"), verified: true)
             return nil
         }
-        if let failure { return .failure(FileSystemError(syscall: "blkid_do_safeprobe", errno: failure, path: device)) }
-        guard let info else { return .failure(FileSystemError(syscall: "blkid_do_safeprobe", errno: .ioError, path: device)) }
+        if let failure {
+            return .failure(FileIdentityError(FileSystemError(syscall: "blkid_do_safeprobe", errno: failure, path: device)))
+        }
+        guard let info else {
+            return .failure(FileIdentityError(.unrecognizedDevice, unrecognized ?? "libblkid gave no values", path: device))
+        }
         return .success(info)
     }
 
@@ -60,7 +91,7 @@ public enum BlockDeviceProbe {
     public static func info(device: FilePath) -> BlockDeviceInfo? {
         switch probe(device: device) {
         case .success(let info): return info
-        case .failure(let error) where error.code == .permissionDenied: return cached(device: device)
+        case .failure(let error) where error.cause?.code == .permissionDenied: return cached(device: device)
         case .failure: return nil
         }
     }

@@ -32,10 +32,13 @@ public struct FileID: Sendable, CustomStringConvertible {
     public var uid: UInt32
     /// The group.
     public var gid: UInt32
-    /// The mount id (unique within the boot when ``mountIDIsUnique``).
-    public var mountID: UInt64
-    /// Whether ``mountID`` is never reused within a boot.
-    public var mountIDIsUnique: Bool
+    /// The reusable id of the mount the object was found on (mountinfo's first field), from
+    /// `name_to_handle_at`, from `statx` on kernels before 6.8, else the volume's mount. Names
+    /// that mount only while it exists: the kernel gives the number to a later mount.
+    public var mountID: MountID
+    /// The unique id of that mount (`STATX_MNT_ID_UNIQUE`, Linux 6.8+), never given to another
+    /// mount in this boot; `nil` on older kernels.
+    public var uniqueMountID: UniqueMountID?
     /// The device number (session-scoped).
     public var device: DeviceNumber
     /// The modification time.
@@ -44,7 +47,17 @@ public struct FileID: Sendable, CustomStringConvertible {
     /// The volume part of the identity: the volume's key when persistent; for volumes without a
     /// persistent identity (tmpfs), the mount itself, since their files do not outlive the mount.
     public var volumeKey: String {
-        volume.isPersistent ? volume.key : "mount:\(mountIDIsUnique ? "u" : "r")\(mountID)"
+        if volume.isPersistent { return volume.key }
+        return uniqueMountID.map { "mount:u\($0)" } ?? "mount:r\(mountID)"
+    }
+
+    /// Whether `status` (a later `statx` of some path) reports the mount this object was found on:
+    /// the same unique id, or on kernels without unique ids the same reusable one. Kernels before
+    /// 5.8 report neither, and then there is nothing to compare: `true`.
+    package func isOnMount(of status: FileStatus) -> Bool {
+        if let unique = status.uniqueMountID { return unique == uniqueMountID }
+        if let reusable = status.mountID { return uniqueMountID == nil && reusable == mountID }
+        return true
     }
 
     /// `inode.generation@volume`.
@@ -75,20 +88,24 @@ extension FileID {
     /// - Parameters:
     ///   - path: The file. Relative paths start at the working directory.
     ///   - followSymlinks: Whether a trailing symlink is followed (default) or identified itself.
-    ///   - volumes: A volume directory to reuse across calls (each volume is identified once).
-    /// - Throws: ``FileSystemError`` when the file cannot be reached (`ENOENT`, `EACCES` on a parent, …).
+    ///   - volumes: The mounted volumes to reuse across calls (each volume is identified once).
+    /// - Throws: ``FileIdentityError``: ``FileIdentityError/Code/fileSystem`` when the file cannot be
+    ///   reached (its ``FileIdentityError/cause`` says why: `ENOENT`, `EACCES` on a parent, …); see
+    ///   also ``identify(_:volumes:)``.
     ///
     /// Implementation details: the file is opened with `O_PATH` (never for reading: no FIFO blocks,
     /// no device side effects, and unreadable files still work), then `statx`, `name_to_handle_at`
     /// (no privilege needed) and, only if the generation cannot be decoded from the handle,
     /// `FS_IOC_GETVERSION` on a read-only non-blocking open of a regular file or directory.
     public static func identify(
-        _ path: FilePath, followSymlinks: Bool = true, volumes: VolumeDirectory? = nil
-    ) throws -> FileID {
+        _ path: FilePath, followSymlinks: Bool = true, volumes: MountedVolumes? = nil
+    ) throws(FileIdentityError) -> FileID {
         SyscallSeam.recordIntent("FileID.identify", path: path, details: ["followSymlinks": String(followSymlinks)])
         var options: OwnedDescriptor.OpenOptions = [.pathOnly]
         if !followSymlinks { options.insert(.noFollow) }
-        let descriptor = try Directory.current.open(path, options: options)
+        let descriptor = try FileIdentityError.wrapping { () throws(FileSystemError) in
+            try Directory.current.open(path, options: options)
+        }
         return try identify(descriptor, volumes: volumes)
     }
 
@@ -104,23 +121,25 @@ extension FileID {
     /// - Parameters:
     ///   - path: The path as raw bytes (lossless for names that are not UTF-8).
     ///   - followSymlinks: Whether a trailing symlink is followed or identified itself.
-    ///   - volumes: The volume directory (each volume is identified once).
+    ///   - volumes: The mounted volumes (each volume is identified once).
     /// - Returns: The identity, or `nil` when the handle is missing, of an unknown layout, or names
     ///   another inode: then use the open-based ``identify(_:followSymlinks:volumes:)``.
-    /// - Throws: ``FileSystemError`` naming `statx` when the path cannot be examined (`ENOENT`, …).
+    /// - Throws: ``FileIdentityError`` (``FileIdentityError/Code/fileSystem``) whose cause names
+    ///   `statx` when the path cannot be examined (`ENOENT`, …).
     public static func identifyWithoutOpening(
-        _ path: [UInt8], followSymlinks: Bool = true, volumes: VolumeDirectory
-    ) throws(FileSystemError) -> FileID? {
+        _ path: [UInt8], followSymlinks: Bool = true, volumes: MountedVolumes
+    ) throws(FileIdentityError) -> FileID? {
         switch lookUpWithoutOpening(path, followSymlinks: followSymlinks, volumes: volumes) {
         case .success(let id): return id
-        case .failure(let errno): throw FileSystemError(syscall: "statx", errno: errno, path: FilePath(bytes: path))
+        case .failure(let errno):
+            throw FileIdentityError(FileSystemError(syscall: "statx", errno: errno, path: FilePath(bytes: path)))
         }
     }
 
     /// ``identifyWithoutOpening(_:followSymlinks:volumes:)`` for callers that only branch on the
     /// errno of `statx` (resolution's path-first check): no error value is built.
     package static func lookUpWithoutOpening(
-        _ path: [UInt8], followSymlinks: Bool, volumes: VolumeDirectory
+        _ path: [UInt8], followSymlinks: Bool, volumes: MountedVolumes
     ) -> Result<FileID?, Errno> {
         let status: FileStatus
         switch FileStatus.lookup(pathBytes: path, followSymlinks: followSymlinks) {
@@ -134,26 +153,43 @@ extension FileID {
         return .success(FileID(
             volume: volume, subvolume: status.subvolume, inode: status.inode,
             generation: generation, handle: handle, birthTime: status.birthTime, size: status.size,
-            kind: status.kind, mode: status.mode, uid: status.uid, gid: status.gid, mountID: status.mountID,
-            mountIDIsUnique: status.mountIDIsUnique, device: status.device,
+            kind: status.kind, mode: status.mode, uid: status.uid, gid: status.gid, mountID: handle.mountID,
+            uniqueMountID: status.uniqueMountID, device: status.device,
             modificationTime: status.modificationTime))
     }
 
     /// The identity of an open object (any descriptor, including `O_PATH`).
-    public static func identify(_ descriptor: OwnedDescriptor, volumes: VolumeDirectory? = nil) throws -> FileID {
+    ///
+    /// - Throws: ``FileIdentityError``: ``FileIdentityError/Code/fileSystem`` when the object cannot
+    ///   be examined or the mount table read, ``FileIdentityError/Code/malformedMountTable``, or
+    ///   ``FileIdentityError/Code/notInMountTable`` when its mount is not in this process's table
+    ///   (unmounted since it was opened, or a descriptor from another mount namespace).
+    public static func identify(_ descriptor: OwnedDescriptor, volumes: MountedVolumes? = nil)
+        throws(FileIdentityError) -> FileID
+    {
         SyscallSeam.recordIntent("FileID.identify(descriptor)", path: descriptor.openedPath)
         let handle = try? descriptor.fileHandle()
-        let reusableMountID = try handle?.mountID ?? descriptor.reusableMountID()
-        let directory = try volumes ?? VolumeDirectory()
-        guard let entry = directory.entry(mountID: reusableMountID) else {
-            throw FileSystemError(syscall: "statx", errno: .noSuchFileOrDirectory, path: "/proc/self/mountinfo")
+        let reusableMountID: MountID
+        if let handle {
+            reusableMountID = handle.mountID
+        } else {
+            reusableMountID = try FileIdentityError.wrapping { () throws(FileSystemError) in try descriptor.reusableMountID() }
         }
-        return try identify(descriptor, on: directory.volume(of: entry), handle: handle)
+        let mounted: MountedVolumes
+        if let volumes { mounted = volumes } else { mounted = try MountedVolumes() }
+        guard let entry = mounted.entry(mountID: reusableMountID) else {
+            throw FileIdentityError(
+                .notInMountTable, "the object's mount (id \(reusableMountID)) is not in /proc/self/mountinfo",
+                path: descriptor.openedPath)
+        }
+        return try identify(descriptor, on: mounted.volume(of: entry), handle: handle)
     }
 
     /// The identity of an open object whose volume the caller already knows (a search walking one
     /// volume): no mount-table lookup.
-    public static func identify(_ descriptor: OwnedDescriptor, on volume: Volume) throws -> FileID {
+    ///
+    /// - Throws: ``FileIdentityError`` (``FileIdentityError/Code/fileSystem``) when `statx` fails.
+    public static func identify(_ descriptor: OwnedDescriptor, on volume: Volume) throws(FileIdentityError) -> FileID {
         try identify(descriptor, on: volume, handle: try? descriptor.fileHandle())
     }
 
@@ -161,14 +197,16 @@ extension FileID {
     /// not asked for again, since opening by it proved it names this object (the file systems
     /// check the generation and answer `ESTALE` otherwise).
     package static func identify(_ descriptor: OwnedDescriptor, on volume: Volume, openedBy handle: FileHandleData)
-        throws -> FileID
+        throws(FileIdentityError) -> FileID
     {
         let known = FileHandleData(type: handle.type, bytes: handle.bytes, mountID: volume.mountID)
         return try identify(descriptor, on: volume, handle: known)
     }
 
-    static func identify(_ descriptor: OwnedDescriptor, on volume: Volume, handle: FileHandleData?) throws -> FileID {
-        let status = try descriptor.status()
+    static func identify(_ descriptor: OwnedDescriptor, on volume: Volume, handle: FileHandleData?)
+        throws(FileIdentityError) -> FileID
+    {
+        let status = try FileIdentityError.wrapping { () throws(FileSystemError) in try descriptor.status() }
         var generation = handle.flatMap { decodeGeneration(from: $0, inode: status.inode) }
         if generation == nil, status.kind == .regular || status.kind == .directory {
             generation = readGeneration(of: descriptor)
@@ -176,7 +214,8 @@ extension FileID {
         return FileID(
             volume: volume, subvolume: status.subvolume, inode: status.inode, generation: generation, handle: handle,
             birthTime: status.birthTime, size: status.size, kind: status.kind, mode: status.mode, uid: status.uid,
-            gid: status.gid, mountID: status.mountID, mountIDIsUnique: status.mountIDIsUnique, device: status.device,
+            gid: status.gid, mountID: status.mountID ?? handle?.mountID ?? volume.mountID,
+            uniqueMountID: status.uniqueMountID, device: status.device,
             modificationTime: status.modificationTime)
     }
 

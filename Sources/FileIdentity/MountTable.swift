@@ -7,9 +7,9 @@ import SystemPackage
 /// mount points whose names are not UTF-8 survive.
 public struct MountEntry: Sendable, Hashable {
     /// Field 1: the mount id, reusable after unmount. `name_to_handle_at` and `STATX_MNT_ID` report it.
-    public var mountID: Int32
+    public var mountID: MountID
     /// Field 2: the parent mount's id.
-    public var parentID: Int32
+    public var parentID: MountID
     /// Field 3: the superblock's device. On btrfs this is *not* the `st_dev` of its files.
     public var device: DeviceNumber
     /// Field 4: the directory of the file system that is the root of this mount (not `/` for bind
@@ -81,16 +81,6 @@ public enum FileSystemCategory: String, Sendable, Hashable, Codable {
     }
 }
 
-/// A parse failure of one mountinfo line.
-public struct MountTableError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The 1-based line number.
-    public var line: Int
-    /// What was wrong.
-    public var reason: String
-    /// `mountinfo line N: reason`.
-    public var description: String { "mountinfo line \(line): \(reason)" }
-}
-
 /// The mount table of this process's mount namespace.
 public struct MountTable: Sendable, Hashable {
     /// The entries, in the kernel's order (parents before children; later mounts over earlier ones).
@@ -101,16 +91,27 @@ public struct MountTable: Sendable, Hashable {
 
     /// Reads and parses `/proc/self/mountinfo` (through ``SyscallSeam``).
     ///
-    /// - Throws: ``FileSystemError`` if it cannot be read, ``MountTableError`` if a line is malformed.
-    public static func current() throws -> MountTable {
-        let bytes = try Directory.current.readFile("/proc/self/mountinfo")
-        return try MountTable(parsing: bytes)
+    /// - Throws: ``FileIdentityError``: ``FileIdentityError/Code/fileSystem`` if it cannot be read,
+    ///   ``FileIdentityError/Code/malformedMountTable`` if a line is not a mount entry.
+    public static func current() throws(FileIdentityError) -> MountTable {
+        let path: FilePath = "/proc/self/mountinfo"
+        let bytes = try FileIdentityError.wrapping { () throws(FileSystemError) -> [UInt8] in
+            try Directory.current.readFile(path)
+        }
+        do throws(FileIdentityError) {
+            return try MountTable(parsing: bytes)
+        } catch {
+            var located = error
+            located.path = path
+            throw located
+        }
     }
 
     /// Parses mountinfo text.
     ///
-    /// - Throws: ``MountTableError`` naming the line and what was wrong.
-    public init(parsing bytes: [UInt8]) throws(MountTableError) {
+    /// - Throws: ``FileIdentityError`` with code ``FileIdentityError/Code/malformedMountTable``,
+    ///   naming the line (``FileIdentityError/mountTableLine``) and what was wrong.
+    public init(parsing bytes: [UInt8]) throws(FileIdentityError) {
         var entries: [MountEntry] = []
         var lineNumber = 0
         for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
@@ -120,21 +121,21 @@ public struct MountTable: Sendable, Hashable {
         self.entries = entries
     }
 
-    static func parseLine(_ line: [UInt8], number: Int) throws(MountTableError) -> MountEntry {
+    static func parseLine(_ line: [UInt8], number: Int) throws(FileIdentityError) -> MountEntry {
         let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true).map { Array($0) }
         guard let separator = fields.firstIndex(of: [UInt8(ascii: "-")]), separator >= 6, fields.count >= separator + 3
-        else { throw MountTableError(line: number, reason: "expected 6+ fields, '-', and 3 more") }
+        else { throw malformed(number, "expected 6+ fields, '-', and 3 more") }
         func text(_ field: [UInt8]) -> String { String(decoding: field, as: UTF8.self) }
         guard let mountID = Int32(text(fields[0])), let parentID = Int32(text(fields[1])) else {
-            throw MountTableError(line: number, reason: "mount ids are not numbers")
+            throw malformed(number, "mount ids are not numbers")
         }
         let numbers = text(fields[2]).split(separator: ":")
         guard numbers.count == 2, let major = UInt32(numbers[0]), let minor = UInt32(numbers[1]) else {
-            throw MountTableError(line: number, reason: "device is not major:minor")
+            throw malformed(number, "device is not major:minor")
         }
         return MountEntry(
-            mountID: mountID,
-            parentID: parentID,
+            mountID: MountID(rawValue: mountID),
+            parentID: MountID(rawValue: parentID),
             device: DeviceNumber(major: major, minor: minor),
             root: unescapeOctal(fields[3]),
             mountPoint: unescapeOctal(fields[4]),
@@ -148,8 +149,14 @@ public struct MountTable: Sendable, Hashable {
     }
 
     /// The entry with this reusable mount id (`name_to_handle_at`'s, mountinfo's first field).
-    public func entry(mountID: Int32) -> MountEntry? {
+    public func entry(mountID: MountID) -> MountEntry? {
         entries.last { $0.mountID == mountID }
+    }
+
+    static func malformed(_ line: Int, _ reason: String, file: StaticString = #fileID, lineInFile: UInt = #line)
+        -> FileIdentityError
+    {
+        FileIdentityError(.malformedMountTable, reason, mountTableLine: line, file: file, line: lineInFile)
     }
 
     /// The entries that are real volumes (not pseudo file systems), in kernel order.

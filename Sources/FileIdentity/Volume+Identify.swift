@@ -14,7 +14,7 @@ extension Volume {
     public static func identify(
         _ entry: MountEntry, descriptor: OwnedDescriptor? = nil, touchNetwork: Bool = false
     ) -> Volume {
-        SyscallSeam.recordIntent("Volume.identify", details: ["mountID": String(entry.mountID), "fsType": entry.fsType])
+        SyscallSeam.recordIntent("Volume.identify", details: ["mountID": entry.mountID.description, "fsType": entry.fsType])
         var volume = Volume(
             uuid: nil, uuidSource: .sourceAndType, uuidVerified: true, isPersistent: false, label: nil,
             fsType: entry.fsType, source: entry.sourceString, blockDevice: nil, mountPoint: entry.mountPoint,
@@ -26,7 +26,7 @@ extension Volume {
         let handle = descriptor ?? openMountPoint(of: entry)
         let statistics = try? handle?.fileSystemStatistics()
         if let statistics {
-            volume.fsid = statistics.fsidString
+            volume.fsid = statistics.fsid
             volume.capacity = statistics.capacity
             volume.fsMagic = statistics.type
         }
@@ -42,8 +42,9 @@ extension Volume {
             volume.uuid = uuid
             volume.uuidSource = info.verified ? .blkidProbe : .blkidCache
             volume.uuidVerified = info.verified
-        } else if let statistics, statistics.isExt4 || statistics.isBtrfs, statistics.fsid != (0, 0) {
-            volume.uuid = statistics.fsidString
+        } else if let statistics, statistics.isExt4 || statistics.isBtrfs, !statistics.fsid.isZero {
+            // The identifier is text for every source: the fsid in the form `stat -f` prints.
+            volume.uuid = statistics.fsid.description
             volume.uuidSource = .fsid
         }
         volume.isPersistent = volume.uuid != nil && statistics?.isTmpfs != true

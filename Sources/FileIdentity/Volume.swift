@@ -38,8 +38,8 @@ public struct Volume: Sendable, Hashable {
         var blockDevice: String?
         var mountPoint: [UInt8]
         var root: [UInt8]
-        var mountID: Int32
-        var fsid: String?
+        var mountID: MountID
+        var fsid: FileSystemID?
         var capacity: UInt64?
         var fsMagic: Int64?
         var category: FileSystemCategory
@@ -67,8 +67,8 @@ public struct Volume: Sendable, Hashable {
         blockDevice: String?,
         mountPoint: [UInt8],
         root: [UInt8],
-        mountID: Int32,
-        fsid: String?,
+        mountID: MountID,
+        fsid: FileSystemID?,
         capacity: UInt64?,
         fsMagic: Int64?,
         category: FileSystemCategory,
@@ -158,13 +158,13 @@ public struct Volume: Sendable, Hashable {
         get { box.fields.root }
         set { update { $0.root = newValue } }
     }
-    /// The reusable mount id (mountinfo's first field).
-    public var mountID: Int32 {
+    /// The reusable mount id (mountinfo's first field) of the mount this volume was identified on.
+    public var mountID: MountID {
         get { box.fields.mountID }
         set { update { $0.mountID = newValue } }
     }
-    /// `f_fsid` as `xxxxxxxx:xxxxxxxx`, when the file system could be asked.
-    public var fsid: String? {
+    /// `f_fsid`, when the file system could be asked (its description is `xxxxxxxx:xxxxxxxx`).
+    public var fsid: FileSystemID? {
         get { box.fields.fsid }
         set { update { $0.fsid = newValue } }
     }

@@ -90,7 +90,7 @@ public final class DirectoryMonitor: Sendable {
         switch result {
         case .success(let watch):
             return WatchedDirectory(
-                watch: watch, inode: raw.stx_ino, mountID: Int32(truncatingIfNeeded: raw.stx_mnt_id),
+                watch: watch, inode: raw.stx_ino, mountID: MountID(rawValue: Int32(truncatingIfNeeded: raw.stx_mnt_id)),
                 isDirectory: FileKind(mode: UInt32(raw.stx_mode)) == .directory)
         case .failure(let errno):
             // Which call failed is in the audit log; the error names the first that can fail.
@@ -165,7 +165,7 @@ public struct WatchedDirectory: Sendable, Hashable {
     /// The inode number.
     public var inode: UInt64
     /// The reusable mount id (`/proc/self/mountinfo`'s first field) of the mount it was found on.
-    public var mountID: Int32
+    public var mountID: MountID
     /// Whether it is a directory (`false` only if something else was swapped in after the watch).
     public var isDirectory: Bool
 }

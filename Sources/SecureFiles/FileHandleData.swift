@@ -15,11 +15,11 @@ public struct FileHandleData: Sendable, Hashable, Codable {
     public var type: Int32
     /// The handle bytes.
     public var bytes: [UInt8]
-    /// The mount id the kernel reported with it (the reusable id of `/proc/self/mountinfo`).
-    public var mountID: Int32
+    /// The mount the kernel reported with it: the reusable id of `/proc/self/mountinfo`.
+    public var mountID: MountID
 
     /// Creates a handle value.
-    public init(type: Int32, bytes: [UInt8], mountID: Int32) {
+    public init(type: Int32, bytes: [UInt8], mountID: MountID) {
         self.type = type
         self.bytes = bytes
         self.mountID = mountID
@@ -87,7 +87,7 @@ public struct FileHandleData: Sendable, Hashable, Codable {
         }
         let count = Int(min(raw.handle_bytes, UInt32(CLS_HANDLE_MAX)))
         let bytes = withUnsafeBytes(of: raw.f_handle) { Array($0.prefix(count)) }
-        return .success(FileHandleData(type: raw.handle_type, bytes: bytes, mountID: mountID))
+        return .success(FileHandleData(type: raw.handle_type, bytes: bytes, mountID: MountID(rawValue: mountID)))
     }
 
     /// Opens the file this handle names, on the file system that `mount` (any descriptor on it)

@@ -118,11 +118,16 @@ public struct FileStatus: Sendable, Hashable {
     public var device: DeviceNumber
     /// For device files, the device they represent.
     public var representedDevice: DeviceNumber
-    /// The mount id: the 64-bit id never reused within a boot when ``mountIDIsUnique``, otherwise the
-    /// reusable id of `/proc/self/mountinfo`'s first field.
-    public var mountID: UInt64
-    /// Whether ``mountID`` is the unique id (`STATX_MNT_ID_UNIQUE`, Linux 6.8+).
-    public var mountIDIsUnique: Bool
+    /// The unique mount id (`STATX_MNT_ID_UNIQUE`, Linux 6.8+), never given to another mount in
+    /// this boot. `nil` on older kernels, which report ``mountID`` instead.
+    ///
+    /// `statx` fills one field with one of the two ids, so exactly one of ``uniqueMountID`` and
+    /// ``mountID`` is set (neither only before Linux 5.8).
+    public var uniqueMountID: UniqueMountID?
+    /// The reusable mount id (`STATX_MNT_ID`, mountinfo's first field), when the kernel lacks the
+    /// unique one; `nil` when ``uniqueMountID`` is set. ``OwnedDescriptor/reusableMountID()`` asks
+    /// for the reusable id on any kernel.
+    public var mountID: MountID?
     /// The btrfs subvolume id (`STATX_SUBVOL`, Linux 6.10+), or `nil` where there is none.
     public var subvolume: UInt64?
     /// `STATX_ATTR_*` bits.
@@ -145,8 +150,11 @@ public struct FileStatus: Sendable, Hashable {
         birthTime = (raw.stx_mask & CLS_STATX_BTIME) != 0 && birth != Timestamp(seconds: 0, nanoseconds: 0) ? birth : nil
         device = DeviceNumber(major: raw.stx_dev_major, minor: raw.stx_dev_minor)
         representedDevice = DeviceNumber(major: raw.stx_rdev_major, minor: raw.stx_rdev_minor)
-        mountID = raw.stx_mnt_id
-        mountIDIsUnique = (raw.stx_mask & CLS_STATX_MNT_ID_UNIQUE) != 0
+        if raw.stx_mask & CLS_STATX_MNT_ID_UNIQUE != 0 {
+            uniqueMountID = UniqueMountID(rawValue: raw.stx_mnt_id)
+        } else if raw.stx_mask & CLS_STATX_MNT_ID != 0 {
+            mountID = MountID(rawValue: Int32(truncatingIfNeeded: raw.stx_mnt_id))
+        }
         subvolume = (raw.stx_mask & CLS_STATX_SUBVOL) != 0 ? raw.stx_subvol : nil
         attributes = raw.stx_attributes
     }
@@ -221,8 +229,10 @@ extension FileStatus {
         if raw.stx_mask & (CLS_STATX_MNT_ID_UNIQUE | CLS_STATX_MNT_ID) == 0 {
             // Kernels before 6.8 ignore STATX_MNT_ID_UNIQUE: ask for the reusable id.
             var again = cls_statx()
-            if case .success = Sys.statx(dirfd, cPath, flags, CLS_STATX_MNT_ID, &again) {
-                status.mountID = again.stx_mnt_id
+            if case .success = Sys.statx(dirfd, cPath, flags, CLS_STATX_MNT_ID, &again),
+                again.stx_mask & CLS_STATX_MNT_ID != 0
+            {
+                status.mountID = MountID(rawValue: Int32(truncatingIfNeeded: again.stx_mnt_id))
             }
         }
         return .success(status)
@@ -246,11 +256,11 @@ extension OwnedDescriptor {
     /// (`statx` with `STATX_MNT_ID` only).
     ///
     /// The corresponding C function is `statx`.
-    public func reusableMountID() throws(FileSystemError) -> Int32 {
+    public func reusableMountID() throws(FileSystemError) -> MountID {
         var raw = cls_statx()
         _ = try using("statx") { fd in
             Sys.statx(fd, "", LinuxFlags.emptyPath, CLS_STATX_MNT_ID, &raw)
         }
-        return Int32(truncatingIfNeeded: raw.stx_mnt_id)
+        return MountID(rawValue: Int32(truncatingIfNeeded: raw.stx_mnt_id))
     }
 }

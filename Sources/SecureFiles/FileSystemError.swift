@@ -66,7 +66,7 @@ public struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertibl
             case .readOnlyFileSystem: self = .readOnly
             case .resourceTemporarilyUnavailable, .resourceBusy: self = .busy
             case .badFileDescriptor: self = .badDescriptor
-            case Errno(rawValue: 61): self = .noAttribute  // ENODATA
+            case .noData: self = .noAttribute
             default: self = .io
             }
         }

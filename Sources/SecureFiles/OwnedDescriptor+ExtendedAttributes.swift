@@ -18,7 +18,7 @@ extension OwnedDescriptor {
             }
             switch result {
             case .success(let count): return Array(buffer.prefix(count))
-            case .failure(Errno(rawValue: 61)): return nil  // ENODATA
+            case .failure(.noData): return nil  // no such attribute
             case .failure(.outOfRange): capacity *= 16  // ERANGE: grow and retry
             case .failure(let errno): throw FileSystemError(syscall: "fgetxattr", errno: errno, path: openedPath)
             }

@@ -20,18 +20,14 @@ public struct FileSystemStatistics: Sendable, Hashable {
     public var files: UInt64
     /// Free inodes.
     public var freeFiles: UInt64
-    /// `f_fsid` as its two 32-bit halves. Persistent only on ext4 (folded UUID) and btrfs (folded
-    /// fsid XOR subvolume); the device number on XFS; random per mount on tmpfs.
-    public var fsid: (UInt32, UInt32) { (fsidLow, fsidHigh) }
-    let fsidLow: UInt32
-    let fsidHigh: UInt32
+    /// `f_fsid`. Persistent only on ext4 (folded UUID) and btrfs (folded fsid XOR subvolume); the
+    /// device number on XFS; random per mount on tmpfs. Its description is what `stat -f` prints.
+    public var fsid: FileSystemID
     /// The longest file name.
     public var nameMax: Int64
     /// Mount flags (`ST_*`).
     public var flags: Int64
 
-    /// `f_fsid` as `xxxxxxxx:xxxxxxxx`, the form `stat -f` prints.
-    public var fsidString: String { hex32(fsidLow) + ":" + hex32(fsidHigh) }
     /// Total capacity in bytes.
     public var capacity: UInt64 { blocks &* UInt64(max(fragmentSize, 0)) }
 
@@ -53,31 +49,10 @@ public struct FileSystemStatistics: Sendable, Hashable {
         availableBlocks = raw.f_bavail
         files = raw.f_files
         freeFiles = raw.f_ffree
-        fsidLow = UInt32(bitPattern: raw.f_fsid.0)
-        fsidHigh = UInt32(bitPattern: raw.f_fsid.1)
+        fsid = FileSystemID(UInt32(bitPattern: raw.f_fsid.0), UInt32(bitPattern: raw.f_fsid.1))
         nameMax = raw.f_namelen
         flags = raw.f_flags
     }
-
-    /// Equal when every field is equal.
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.type == rhs.type && lhs.blockSize == rhs.blockSize && lhs.blocks == rhs.blocks && lhs.fsidLow == rhs.fsidLow
-            && lhs.fsidHigh == rhs.fsidHigh && lhs.flags == rhs.flags && lhs.files == rhs.files
-            && lhs.freeBlocks == rhs.freeBlocks && lhs.availableBlocks == rhs.availableBlocks
-            && lhs.freeFiles == rhs.freeFiles && lhs.nameMax == rhs.nameMax && lhs.fragmentSize == rhs.fragmentSize
-    }
-
-    /// Hashes the identifying fields.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(type)
-        hasher.combine(fsidLow)
-        hasher.combine(fsidHigh)
-    }
-}
-
-func hex32(_ value: UInt32) -> String {
-    let text = String(value, radix: 16)
-    return String(repeating: "0", count: 8 - text.count) + text
 }
 
 extension OwnedDescriptor {

@@ -10,9 +10,11 @@ import SystemPackage
 public enum ProcessUmask {
     /// The current umask, such as `0o022`.
     ///
-    /// - Throws: ``FileSystemError`` naming `openat` or `read`; `ENODATA` if the kernel does not
-    ///   report the line.
-    public static func current() throws(FileSystemError) -> UInt32 {
+    /// - Returns: The mask, or `nil` when the kernel does not report it (Linux before 4.7 has no
+    ///   `Umask:` line). Nothing failed then, so it is not an error: the value is simply unknown,
+    ///   and there is no way to learn it without changing it.
+    /// - Throws: ``FileSystemError`` naming `openat` or `read` when `/proc/self/status` cannot be read.
+    public static func current() throws(FileSystemError) -> UInt32? {
         let status = try OwnedDescriptor.open("/proc/self/status")
         let text = try status.readToEnd(limit: 1 << 20)
         for line in text.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("Umask:".utf8)) {
@@ -25,6 +27,6 @@ public enum ProcessUmask {
             }
             return value & 0o777
         }
-        throw FileSystemError(syscall: "read", errno: Errno(rawValue: 61), path: "/proc/self/status")
+        return nil
     }
 }

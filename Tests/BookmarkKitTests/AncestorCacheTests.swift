@@ -32,7 +32,7 @@ struct AncestorCacheTests {
 
     /// Creates a bookmark, tracing its system calls.
     func create(
-        _ path: String, cached: Bool = true, faults: [SyscallFault] = [], volumes: VolumeDirectory? = nil
+        _ path: String, cached: Bool = true, faults: [SyscallFault] = [], volumes: MountedVolumes? = nil
     ) throws -> (Bookmark, SyscallTrace) {
         let trace = SyscallTrace(faults: faults)
         let bookmark = try SyscallSeam.$observer.withValue(trace) { () throws -> Bookmark in
@@ -43,7 +43,7 @@ struct AncestorCacheTests {
 
     /// Whether a traced creation was answered from the cache: no directory watched, no ancestor
     /// examined (the only path `statx` is the target's own, if any; the mount point's birth time
-    /// comes from the shared volume directory).
+    /// comes from the shared mounted volumes).
     func wasHit(_ trace: SyscallTrace, target: String) -> Bool {
         let calls = trace.calls
         let ancestorStats = calls.filter { call in
@@ -61,7 +61,7 @@ struct AncestorCacheTests {
 
     func createHitTraced(_ path: String) throws -> (Bookmark, SyscallTrace)? {
         for _ in 0..<20 {
-            let volumes = try VolumeDirectory()
+            let volumes = try MountedVolumes()
             _ = try create(path, volumes: volumes)
             let (bookmark, trace) = try create(path, volumes: volumes)
             if wasHit(trace, target: path) { return (bookmark, trace) }
@@ -238,7 +238,7 @@ struct AncestorCacheTests {
             let tree = Tree(root: volume.path("t"))
             try tree.file("a/b/doc.txt")
             let path = tree.path("a/b/doc.txt")
-            let volumes = try VolumeDirectory()
+            let volumes = try MountedVolumes()
             _ = try create(path, volumes: volumes)
             let (again, trace) = try create(path, volumes: volumes)
             #expect(again.record.fileIDs == (try currentIDs(path)))

@@ -14,7 +14,7 @@ struct BatchTests {
             let tree = Tree(root: volume.path("t"))
             try tree.dir("")
             try tree.shell("for d in $(seq 0 99); do mkdir -p p/$d; (cd p/$d && for f in $(seq 0 99); do : > f$f; done); done; mkdir -p moved")
-            let volumes = try VolumeDirectory()
+            let volumes = try MountedVolumes()
             var bookmarks: [Bookmark] = []
             for d in 0..<100 {
                 for f in 0..<100 {

@@ -26,7 +26,7 @@ struct CreationTemplateTests {
             if symlinks {
                 try FileManager.default.createSymbolicLink(atPath: fixture.path("dir/link"), withDestinationPath: "sub/file.txt")
             }
-            let volumes = try VolumeDirectory()
+            let volumes = try MountedVolumes()
             for relative in ["dir/sub/file.txt", "dir/sub", "dir/empty"] + (symlinks ? ["dir/link"] : []) {
                 for options in [BookmarkCreationOptions(), .minimalBookmark] {
                     let bookmark = try Bookmark.create(for: FilePath(fixture.path(relative)), options: options, volumes: volumes)

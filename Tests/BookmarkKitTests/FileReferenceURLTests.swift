@@ -51,7 +51,7 @@ struct FileReferenceURLTests {
     @Test("the cache is bounded: the least recently used entry goes first")
     func cacheBound() throws {
         let cache = FileReferenceCache(capacity: 2)
-        let references = (1...3).map { FileReferenceURL(mountID: 1, inode: UInt64($0), generation: nil, isDirectory: true) }
+        let references = (1...3).map { FileReferenceURL(mountID: UniqueMountID(rawValue: 1), inode: UInt64($0), generation: nil, isDirectory: true) }
         cache.remember(references[0], path: Array("/".utf8), handle: nil)
         cache.remember(references[1], path: Array("/".utf8), handle: nil)
         cache.remember(references[2], path: Array("/".utf8), handle: nil)

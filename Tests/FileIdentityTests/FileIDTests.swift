@@ -19,7 +19,8 @@ struct FileIDTests {
             #expect(id.handle != nil, "name_to_handle_at works on \(kind)")
             #expect(id.generation != nil, "the generation is decoded from the handle on \(kind)")
             #expect(id.birthTime != nil, "statx reports a birth time on \(kind)")
-            #expect(id.mountIDIsUnique)
+            #expect(id.uniqueMountID != nil, "statx reports the unique mount id (Linux 6.8+)")
+            #expect(id.mountID == id.volume.mountID, "the reusable id is the mount's, as mountinfo lists it")
             #expect(id.volume.mountPointPath.string == fixture.mountPoint?.path)
             #expect((id.subvolume != nil) == (kind == .btrfs))
             let stat = try FileStatus(path: FilePath(path))
@@ -42,7 +43,8 @@ struct FileIDTests {
             let after = try FileID.identify(FilePath(fixture.path("keep.txt")))
             #expect(after == before)
             #expect(after.hashValue == before.hashValue)
-            #expect(after.mountID != before.mountID, "the unique mount id changes with every mount")
+            #expect(before.uniqueMountID != nil)
+            #expect(after.uniqueMountID != before.uniqueMountID, "the unique mount id changes with every mount")
             if kind != .btrfs { #expect(after.device != before.device, "st_dev follows the loop device") }
         }
     }
@@ -147,6 +149,22 @@ struct FileIDTests {
         }
     }
 
+    @Test("a descriptor whose mount was detached (umount -l) fails with notInMountTable, no invented errno")
+    func detachedMount() throws {
+        try LoopVolume.withVolume(.tmpfs) { fixture in
+            try Data("d".utf8).write(to: URL(fileURLWithPath: fixture.path("f")))
+            let descriptor = try Directory.current.open(FilePath(fixture.path("f")), options: [.pathOnly])
+            defer { try? descriptor.close() }
+            let mounted = try MountedVolumes()
+            #expect(try FileID.identify(descriptor, volumes: mounted).kind == .regular)
+            try Shell.check(["umount", "-l", try #require(fixture.mountPoint).path])
+            let error = try #require(throws: FileIdentityError.self) { try FileID.identify(descriptor) }
+            #expect(error.code == .notInMountTable)
+            #expect(error.cause == nil, "no call failed: the mount is simply not in the table")
+            #expect(error.path == FilePath(fixture.path("f")))
+        }
+    }
+
     @Test("a FIFO is identified without blocking")
     func fifo() throws {
         try LoopVolume.withVolume(.ext4) { fixture in
@@ -170,13 +188,17 @@ struct RootFileSystemTests {
         #expect(id.volume.uuidSource != .sourceAndType)
     }
 
-    @Test("a missing path throws FileSystemError with the call, errno and path")
+    @Test("a missing path throws FileIdentityError whose cause has the call, errno and path")
     func missing() throws {
-        let error = try #require(throws: FileSystemError.self) { try FileID.identify("/nonexistent/swift-bookmarks") }
-        #expect(error.code == .notFound)
-        #expect(error.errno == .noSuchFileOrDirectory)
-        #expect(error.syscall == "openat")
+        let error = try #require(throws: FileIdentityError.self) { try FileID.identify("/nonexistent/swift-bookmarks") }
+        #expect(error.code == .fileSystem)
         #expect(error.path == "/nonexistent/swift-bookmarks")
+        let cause = try #require(error.cause)
+        #expect(cause.code == .notFound)
+        #expect(cause.errno == .noSuchFileOrDirectory)
+        #expect(cause.syscall == "openat")
+        #expect(cause.path == "/nonexistent/swift-bookmarks")
+        #expect(error.description == cause.description, "a failed call is described as the call")
     }
 
     @Test("every call goes through the seam: statx, name_to_handle_at and the mountinfo read are traced")

@@ -15,7 +15,7 @@ struct IdentifyWithoutOpeningTests {
         try LoopVolume.withVolume(kind) { fixture in
             let path = fixture.path("file.txt")
             try Data("hello".utf8).write(to: URL(fileURLWithPath: path))
-            let volumes = try VolumeDirectory()
+            let volumes = try MountedVolumes()
             let opened = try FileID.identify(FilePath(path), volumes: volumes)
             let quick = try #require(try FileID.identifyWithoutOpening(Array(path.utf8), volumes: volumes))
             #expect(quick == opened)
@@ -32,7 +32,7 @@ struct IdentifyWithoutOpeningTests {
         try LoopVolume.withVolume(.ext4) { fixture in
             try Data("t".utf8).write(to: URL(fileURLWithPath: fixture.path("target")))
             try FileManager.default.createSymbolicLink(atPath: fixture.path("link"), withDestinationPath: "target")
-            let volumes = try VolumeDirectory()
+            let volumes = try MountedVolumes()
             let link = Array(fixture.path("link").utf8)
             let followed = try #require(try FileID.identifyWithoutOpening(link, volumes: volumes))
             let itself = try #require(try FileID.identifyWithoutOpening(link, followSymlinks: false, volumes: volumes))
@@ -55,34 +55,35 @@ struct IdentifyWithoutOpeningTests {
             }
             #expect(fd >= 0)
             close(fd)
-            let volumes = try VolumeDirectory()
+            let volumes = try MountedVolumes()
             let id = try #require(try FileID.identifyWithoutOpening(path, volumes: volumes))
             #expect(id == (try FileID.identify(FilePath(bytes: path), volumes: volumes)))
             // "dir/" + NUL + "f\xFF…": truncating at the NUL would name the directory.
-            let error = try #require(throws: FileSystemError.self) {
+            let error = try #require(throws: FileIdentityError.self) {
                 try FileID.identifyWithoutOpening(directory + [0] + name, volumes: volumes)
             }
-            #expect(error.errno == .invalidArgument)
-            #expect(error.syscall == "statx")
+            #expect(error.cause?.errno == .invalidArgument)
+            #expect(error.cause?.syscall == "statx")
         }
     }
 
     @Test("a volume by reusable mount id: the file's volume, and nil for a mount id that does not exist")
     func volumeByMountID() throws {
-        let volumes = try VolumeDirectory()
+        let volumes = try MountedVolumes()
         let handle = try FileHandleData(path: "/")
         #expect(volumes.volume(mountID: handle.mountID) == (try FileID.identify("/", volumes: volumes)).volume)
-        #expect(volumes.volume(mountID: Int32.max) == nil)
+        #expect(volumes.volume(mountID: MountID(rawValue: .max)) == nil)
     }
 
     @Test("a missing path throws statx's ENOENT with the path")
     func missing() throws {
-        let volumes = try VolumeDirectory()
-        let error = try #require(throws: FileSystemError.self) {
+        let volumes = try MountedVolumes()
+        let error = try #require(throws: FileIdentityError.self) {
             try FileID.identifyWithoutOpening(Array("/nonexistent/swift-bookmarks".utf8), volumes: volumes)
         }
-        #expect(error.errno == .noSuchFileOrDirectory)
-        #expect(error.syscall == "statx")
+        #expect(error.code == .fileSystem)
+        #expect(error.cause?.errno == .noSuchFileOrDirectory)
+        #expect(error.cause?.syscall == "statx")
         #expect(error.path == "/nonexistent/swift-bookmarks")
     }
 
@@ -91,7 +92,7 @@ struct IdentifyWithoutOpeningTests {
         try LoopVolume.withVolume(.ext4) { fixture in
             let path = fixture.path("f")
             FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
-            let volumes = try VolumeDirectory()
+            let volumes = try MountedVolumes()
             _ = try FileID.identifyWithoutOpening(Array(path.utf8), volumes: volumes)  // identifies the volume once
             let trace = SyscallTrace()
             let id = try SyscallSeam.$observer.withValue(trace) {
@@ -108,7 +109,7 @@ struct IdentifyWithoutOpeningTests {
         try LoopVolume.withVolume(.exfat) { fixture in
             let path = fixture.path("f")
             FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
-            let volumes = try VolumeDirectory()
+            let volumes = try MountedVolumes()
             let opened = try FileID.identify(FilePath(path), volumes: volumes)
             let quick = try #require(try FileID.identifyWithoutOpening(Array(path.utf8), volumes: volumes))
             #expect(quick == opened)
@@ -119,7 +120,7 @@ struct IdentifyWithoutOpeningTests {
     @Test("a handle of an unknown layout gets nil, so callers open instead")
     func unknownLayout() throws {
         // procfs gives no handle at all (EOPNOTSUPP): the same path as an unknown layout.
-        let volumes = try VolumeDirectory()
+        let volumes = try MountedVolumes()
         #expect(try FileID.identifyWithoutOpening(Array("/proc/self/status".utf8), volumes: volumes) == nil)
     }
 
@@ -130,7 +131,7 @@ struct IdentifyWithoutOpeningTests {
             let replacement = fixture.path("doc.new")
             try Data("old".utf8).write(to: URL(fileURLWithPath: path))
             try Data("new".utf8).write(to: URL(fileURLWithPath: replacement))
-            let volumes = try VolumeDirectory()
+            let volumes = try MountedVolumes()
             // Runs the atomic save at the exact moment between statx and name_to_handle_at.
             let swap = SwapBeforeHandle { rename(replacement, path) == 0 }
             let id = try SyscallSeam.$observer.withValue(swap) {

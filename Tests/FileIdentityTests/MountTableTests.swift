@@ -20,7 +20,7 @@ struct MountTableTests {
         let table = try MountTable(parsing: Array(sample.utf8))
         #expect(table.entries.count == 7)
         let root = table.entries[0]
-        #expect(root.mountID == 27 && root.parentID == 1)
+        #expect(root.mountID == MountID(rawValue: 27) && root.parentID == MountID(rawValue: 1))
         #expect(root.device == DeviceNumber(major: 254, minor: 0))
         #expect(root.optionalFields == ["shared:1"])
         #expect(root.superOptions == ["rw", "discard"])
@@ -31,7 +31,7 @@ struct MountTableTests {
         #expect(btrfs.optionalFields == ["shared:5", "master:2"])
         #expect(btrfs.superOptions.contains("subvolid=256"))
         #expect(table.entries[6].mountPoint == Array("/odd".utf8) + [0xFF] + Array("name".utf8))
-        #expect(table.entry(mountID: 44)?.rootPath == "/dir")
+        #expect(table.entry(mountID: MountID(rawValue: 44))?.rootPath == "/dir")
     }
 
     @Test("categories: network and pseudo mounts are never opened by default")
@@ -58,10 +58,13 @@ struct MountTableTests {
             "27 1 254:0 / / rw -",  // nothing after the separator
         ])
     func malformed(line: String) {
-        let error = #expect(throws: MountTableError.self) {
+        let error = #expect(throws: FileIdentityError.self) {
             try MountTable(parsing: Array(("27 1 254:0 / / rw - ext4 /dev/vda rw\n" + line).utf8))
         }
-        #expect(error?.line == 2)
+        #expect(error?.code == .malformedMountTable)
+        #expect(error?.mountTableLine == 2)
+        #expect(error?.cause == nil, "no call failed")
+        #expect(error?.description.hasPrefix("mountinfo line 2: ") == true)
     }
 
     @Test("the live table has the root mount")

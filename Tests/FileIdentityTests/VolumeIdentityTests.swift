@@ -75,7 +75,7 @@ struct VolumeIdentityTests {
             #expect(after.key == before.key)
             #expect(after.mountPointPath.string == elsewhere.path)
             #expect(after.mountID != before.mountID || after.blockDevice != before.blockDevice)
-            guard case .mounted(let located) = try VolumeDirectory().locate(uuid: uuid.uppercased()) else {
+            guard case .mounted(let located) = try MountedVolumes().locate(uuid: uuid.uppercased()) else {
                 Issue.record("locate did not find the remounted volume")
                 return
             }
@@ -111,7 +111,7 @@ struct VolumeIdentityTests {
             trace.inject(SyscallFault(call: "blkid_do_safeprobe", errno: .noSuchFileOrDirectory))
             let viaFsid = try SyscallSeam.$observer.withValue(trace) { try volumeAt(fixture) }
             #expect(viaFsid.uuidSource == .fsid)
-            #expect(viaFsid.uuid == viaFsid.fsid)
+            #expect(viaFsid.uuid == viaFsid.fsid?.description)
             #expect(viaFsid.uuid == ext4FoldedFSID(uuid))
         }
     }
@@ -120,18 +120,18 @@ struct VolumeIdentityTests {
     func locate() throws {
         let uuid = UUID().uuidString.lowercased()
         try LoopVolume.withVolume(.ext4, uuid: uuid) { fixture in
-            guard case .mounted = try VolumeDirectory().locate(uuid: uuid) else {
+            guard case .mounted = try MountedVolumes().locate(uuid: uuid) else {
                 Issue.record("not located while mounted")
                 return
             }
             // Unmount but keep the loop device attached.
             try fixture.unmount(keepDevice: true)
-            let attached = try VolumeDirectory().locate(uuid: uuid)
+            let attached = try MountedVolumes().locate(uuid: uuid)
             #expect(attached == .attachedNotMounted(device: fixture.loopDevice ?? "?", verified: true))
             try fixture.unmount()
-            #expect(try VolumeDirectory().locate(uuid: uuid) == .notMounted)
+            #expect(try MountedVolumes().locate(uuid: uuid) == .notMounted)
         }
-        #expect(try VolumeDirectory().locate(uuid: UUID().uuidString) == .notMounted)
+        #expect(try MountedVolumes().locate(uuid: UUID().uuidString) == .notMounted)
     }
 
     @Test("a bind mount of a subtree does not shadow the whole-volume mount")
@@ -144,7 +144,7 @@ struct VolumeIdentityTests {
             try FileManager.default.createDirectory(atPath: bind, withIntermediateDirectories: true)
             try Shell.check(["mount", "--bind", sub, bind])
             defer { _ = try? Shell.run(["umount", bind]) }
-            guard case .mounted(let volume) = try VolumeDirectory().locate(uuid: uuid) else {
+            guard case .mounted(let volume) = try MountedVolumes().locate(uuid: uuid) else {
                 Issue.record("not located")
                 return
             }
@@ -159,7 +159,7 @@ struct VolumeIdentityTests {
 
 /// The volume mounted at the fixture's mount point.
 func volumeAt(_ fixture: LoopVolume) throws -> Volume {
-    let directory = try VolumeDirectory()
+    let directory = try MountedVolumes()
     let point = try #require(fixture.mountPoint?.path)
     let entry = try #require(directory.table.entries.last { escapedBytes($0.mountPoint) == point })
     return directory.volume(of: entry)

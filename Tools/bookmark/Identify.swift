@@ -86,8 +86,9 @@ struct FileIDJSON: Encodable {
         mode = "0" + String(id.mode & 0o7777, radix: 8)
         uid = id.uid
         gid = id.gid
-        mountID = id.mountID
-        mountIDIsUnique = id.mountIDIsUnique
+        // The id statx reports, as before the ids were typed: the unique one where the kernel has it.
+        mountID = id.uniqueMountID?.rawValue ?? UInt64(UInt32(bitPattern: id.mountID.rawValue))
+        mountIDIsUnique = id.uniqueMountID != nil
         device = id.device.description
         identity = id.description
         volume = VolumeJSON(id.volume)

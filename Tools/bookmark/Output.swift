@@ -39,14 +39,25 @@ enum Output {
         }
         if let error = error as? FileSystemError {
             self.error(prefix + error.description)
-            switch error.code {
-            case .notFound, .notDirectory: return .notFound
-            case .permissionDenied: return .permissionDenied
-            default: return .failure
-            }
+            return status(of: error)
+        }
+        if let error = error as? FileIdentityError {
+            self.error(prefix + error.description)
+            if let cause = error.cause { return status(of: cause) }
+            // The object's mount left the table while it was identified: it is not reachable.
+            return error.code == .notInMountTable ? .notFound : .failure
         }
         self.error(prefix + String(describing: error))
         return .failure
+    }
+
+    /// The exit status of a failed call.
+    private static func status(of error: FileSystemError) -> ExitStatus {
+        switch error.code {
+        case .notFound, .notDirectory: return .notFound
+        case .permissionDenied: return .permissionDenied
+        default: return .failure
+        }
     }
 }
 
@@ -78,8 +89,8 @@ struct VolumeJSON: Encodable {
         persistent = volume.isPersistent
         label = volume.label
         root = escapedBytes(volume.root)
-        mountID = volume.mountID
-        fsid = volume.fsid
+        mountID = volume.mountID.rawValue
+        fsid = volume.fsid?.description
         capacity = volume.capacity
         category = volume.category.rawValue
     }

@@ -37,7 +37,7 @@ extension BookmarkCommand {
                 }
                 if global.json {
                     try Output.json(RefJSON(
-                        url: reference.string, path: argument, mountID: reference.mountID, inode: reference.inode,
+                        url: reference.string, path: argument, mountID: reference.mountID.rawValue, inode: reference.inode,
                         generation: reference.generation, directory: reference.isDirectory, method: nil,
                         entriesSearched: nil))
                 } else {
@@ -60,7 +60,7 @@ extension BookmarkCommand {
             }
             if global.json {
                 try Output.json(RefJSON(
-                    url: reference.string, path: escapedPath(pathBytes(found.path)), mountID: reference.mountID,
+                    url: reference.string, path: escapedPath(pathBytes(found.path)), mountID: reference.mountID.rawValue,
                     inode: reference.inode, generation: reference.generation, directory: reference.isDirectory,
                     method: found.method.rawValue, entriesSearched: found.entriesSearched))
             } else {

@@ -20,7 +20,7 @@ extension BookmarkCommand {
         func run() throws {
             let volumes: [Volume]
             do {
-                volumes = try VolumeDirectory().allVolumes(includingPseudo: all)
+                volumes = try MountedVolumes().allVolumes(includingPseudo: all)
             } catch {
                 throw Output.fail(error, path: "/proc/self/mountinfo").exitCode
             }

@@ -26,6 +26,8 @@ func marker(_ text: String) {
 }
 
 func octalText(_ value: UInt32) -> String { "0o" + String(value, radix: 8) }
+/// A umask the kernel may not report (`ProcessUmask.current()` is `nil` before Linux 4.7).
+func octalText(_ value: UInt32?) -> String { value.map { octalText($0) } ?? "unknown" }
 
 func run(_ arguments: [String]) throws(FileSystemError) -> Int32 {
     guard let command = arguments.first else {

@@ -7,7 +7,7 @@ import SystemPackage
 extension Bench {
     /// 10,000 bookmarks (fewer on a small tree), of which a tenth moved: nine in ten of those within
     /// their project folder, one in ten far (to another top-level folder). Resolved with
-    /// `Bookmark.resolveAll` and a shared `VolumeDirectory`, without handles and then with them
+    /// `Bookmark.resolveAll` and a shared `MountedVolumes`, without handles and then with them
     /// (and, with `oneByOne`, one `resolve` at a time); the baseline is one `find` walk of the volume.
     /// Creates the batch's bookmarks and moves a tenth of their files (see ``batch(bookmarks:runs:oneByOne:)``).
     mutating func prepareBatch(_ wanted: Int) throws
@@ -52,7 +52,7 @@ extension Bench {
         var rows = [
             MetricResult(
                 label, baseline: "one find walk", target: .ratioAtMost(1.5), batched,
-                note: "Bookmark.resolveAll, shared VolumeDirectory, no handles, default budget; \(misses) not found")
+                note: "Bookmark.resolveAll, shared MountedVolumes, no handles, default budget; \(misses) not found")
         ]
         if geteuid() == 0 {
             let withHandles = try once.compare(

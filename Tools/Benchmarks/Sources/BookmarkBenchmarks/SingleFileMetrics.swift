@@ -19,7 +19,7 @@ struct BenchError: Error, CustomStringConvertible {
 struct Bench {
     let workload: Workload
     let measure: Measure
-    let volumes: VolumeDirectory
+    let volumes: MountedVolumes
     /// Picks distinct files for the metrics.
     private var nextProject = 0
     /// Files a metric already took (moved, deleted or bookmarked).
@@ -28,7 +28,7 @@ struct Bench {
     init(workload: Workload, measure: Measure) throws {
         self.workload = workload
         self.measure = measure
-        volumes = try VolumeDirectory()
+        volumes = try MountedVolumes()
     }
 
     func full(_ relative: String) -> String { workload.root + "/" + relative }
@@ -88,10 +88,10 @@ struct Bench {
             baseline: { _ = cbb_statx(path, &inode) })
         return [
             MetricResult("resolve an unmoved file", baseline: "statx", target: .ratioAtMost(3), shared,
-                note: "shared VolumeDirectory"),
+                note: "shared MountedVolumes"),
             MetricResult("↳ its syscalls alone, in C (statx, name_to_handle_at of the path)", baseline: "statx",
                 target: .none, floor, note: "the floor of the path-first design"),
-            MetricResult("resolve an unmoved file (new VolumeDirectory each call)", baseline: "statx", target: .none, fresh,
+            MetricResult("resolve an unmoved file (new MountedVolumes each call)", baseline: "statx", target: .none, fresh,
                 note: "reads /proc/self/mountinfo every call"),
         ]
     }

@@ -13,24 +13,25 @@ public enum VolumeLocation: Sendable, Hashable {
     case notMounted
 }
 
-/// The mounted volumes of this mount namespace, read once and identified on demand (each mount at
-/// most once per directory object).
-public final class VolumeDirectory: Sendable {
-    /// The mount table this directory was built from.
+/// The mounted volumes of this mount namespace: the mount table, read once, and each mount's
+/// volume, identified on demand (at most once per instance).
+public final class MountedVolumes: Sendable {
+    /// The mount table these volumes were read from.
     public let table: MountTable
-    private let cache = Mutex<[Int32: Volume]>([:])
+    private let cache = Mutex<[MountID: Volume]>([:])
     /// UUIDs already located, so a batch of bookmarks on one volume looks it up once.
     private let located = Mutex<[String: Volume]>([:])
     /// The UUID (as spelled by the caller) and volume of the last successful ``locate(uuid:hint:)``.
     private let lastLocated = Mutex<(String, Volume)?>(nil)
     /// Birth times of mount points already examined, by mount id (`nil` inside: none reported).
-    private let mountPointBirths = Mutex<[Int32: Timestamp?]>([:])
+    private let mountPointBirths = Mutex<[MountID: Timestamp?]>([:])
     private let touchNetwork: Bool
 
     /// Reads `/proc/self/mountinfo`.
     ///
     /// - Parameter touchNetwork: Whether network mounts may be opened (may block). Default `false`.
-    public convenience init(touchNetwork: Bool = false) throws {
+    /// - Throws: ``FileIdentityError`` when the table cannot be read or parsed (see ``MountTable/current()``).
+    public convenience init(touchNetwork: Bool = false) throws(FileIdentityError) {
         try self.init(table: MountTable.current(), touchNetwork: touchNetwork)
     }
 
@@ -49,9 +50,9 @@ public final class VolumeDirectory: Sendable {
     }
 
     /// The birth time of the directory a volume is mounted on (its root), examined once per mount
-    /// and this directory: every bookmark made on the volume records it.
+    /// and `MountedVolumes`: every bookmark made on the volume records it.
     ///
-    /// - Parameter volume: A volume from this directory.
+    /// - Parameter volume: One of these volumes.
     /// - Returns: The birth time, or `nil` where the file system reports none or the mount point
     ///   cannot be examined.
     ///
@@ -66,7 +67,7 @@ public final class VolumeDirectory: Sendable {
     /// The volume of the mount with this reusable mount id (`name_to_handle_at`'s), or `nil` when
     /// no such mount exists even in a fresh read of the table. A volume seen before costs one
     /// dictionary lookup: the mount entry is looked up only the first time.
-    public func volume(mountID: Int32) -> Volume? {
+    public func volume(mountID: MountID) -> Volume? {
         if let known = cache.withLock({ $0[mountID] }) { return known }
         return entry(mountID: mountID).map { volume(of: $0) }
     }
@@ -149,8 +150,8 @@ public final class VolumeDirectory: Sendable {
     }
 
     /// The mount entry for a reusable mount id, re-reading the table once if it is not there
-    /// (the mount may be newer than this directory).
-    func entry(mountID: Int32) -> MountEntry? {
+    /// (the mount may be newer than this list).
+    func entry(mountID: MountID) -> MountEntry? {
         if let entry = table.entry(mountID: mountID) { return entry }
         return (try? MountTable.current())?.entry(mountID: mountID)
     }
