@@ -1,6 +1,7 @@
 #if os(Linux)
     import BookmarkKit
     import Foundation
+    import SystemPackage
 
     /// Which of Apple's calls failed: the same `BookmarkError` code maps to a different Cocoa code
     /// when creating (Apple reports the file it could not read) and when resolving (Apple reports that
@@ -70,6 +71,11 @@
     /// U+FFFD, naming another file), so a path that is not UTF-8 is percent-encoded byte by byte
     /// (`file:///tmp/caf%E9.txt`): the URL keeps the exact bytes and this module reads them back, but
     /// Foundation's own `path` and `withUnsafeFileSystemRepresentation` are empty for it.
+    func fileURL(path: FilePath, isDirectory: Bool) -> URL {
+        fileURL(bytes: path.withPlatformString { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }, isDirectory: isDirectory)
+    }
+
+    /// See ``fileURL(path:isDirectory:)``.
     func fileURL(bytes: [UInt8], isDirectory: Bool) -> URL {
         if let text = String(validating: bytes, as: UTF8.self), !text.contains("\0") {
             return URL(fileURLWithPath: text, isDirectory: isDirectory)

@@ -71,7 +71,7 @@
             switch outcome {
             case .success(nil): self = url
             case .success(let (resolution, isDirectory)?):
-                self = fileURL(bytes: pathBytes(resolution.path), isDirectory: isDirectory)
+                self = fileURL(path: resolution.path, isDirectory: isDirectory)
             case .failure(let error): throw CocoaError.bookmark(error, .resolving)
             }
         }

@@ -95,7 +95,7 @@
             switch outcome {
             case .success(let (resolution, isDirectory)):
                 bookmarkDataIsStale = resolution.isStale
-                self = fileURL(bytes: pathBytes(resolution.path), isDirectory: isDirectory)
+                self = fileURL(path: resolution.path, isDirectory: isDirectory)
             case .failure(let error):
                 throw CocoaError.bookmark(error, .resolving)
             }

@@ -64,7 +64,7 @@ extension Bookmark {
         guard creationOptions.contains(.suitableForBookmarkFile) else {
             throw BookmarkError(
                 .corruptData, "alias files need bookmark data made with suitableForBookmarkFile",
-                lastKnownPath: pathBytes(path))
+                lastKnownPath: PathBytes(path).bytes)
         }
         let bytes = try BookmarkError.decoding { () throws(BookmarkFormatError) in try AliasFile(record: record).encoded() }
         let folder = record.resourceProperties.map { $0.flags & BookmarkPropertyFlags.isDirectory != 0 } ?? false

@@ -222,7 +222,7 @@ extension Bookmark {
             case .isRegularFile: item = .bool(id.kind == .regular)
             case .isHidden: item = .bool(PathBytes(path).lastComponent?.first == UInt8(ascii: "."))
             case .path: item = .string(ByteString(bytes: path))
-            case .volumeName: item = .string(ByteString(id.volume.label ?? escapedBytes(id.volume.mountPoint)))
+            case .volumeName: item = .string(ByteString(id.volume.label ?? PathBytes(id.volume.mountPoint).escaped))
             case .volumeUUIDString: item = id.volume.uuid.map { .string(ByteString($0.uppercased())) }
             default: item = nil
             }

@@ -216,7 +216,7 @@ extension FileReferenceURL {
         guard let opened = try? handle.open(onMountOf: root) else { return nil }
         defer { try? opened.close() }
         guard matches(opened, volume: volume), let path = try? opened.currentPath() else { return nil }
-        FileReferenceCache.shared.remember(self, path: pathBytes(path), handle: try? opened.fileHandle().bytes)
+        FileReferenceCache.shared.remember(self, path: PathBytes(path).bytes, handle: try? opened.fileHandle().bytes)
         return FileReferenceResolution(path: path, method: .handle, entriesSearched: 0)
     }
 

@@ -72,7 +72,7 @@ public struct FileIdentityError: Error, Sendable, Hashable, CustomStringConverti
         if let cause { return cause.description }
         var text = message
         if let mountTableLine { text = "mountinfo line \(mountTableLine): " + text }
-        if let path { text += " ('\(escapedBytes(pathBytes(path)))')" }
+        if let path { text += " ('\(PathBytes(PathBytes(path).bytes).escaped)')" }
         return text
     }
 

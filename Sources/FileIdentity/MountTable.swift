@@ -33,7 +33,7 @@ public struct MountEntry: Sendable, Hashable {
     /// ``root`` as a path.
     public var rootPath: FilePath { FilePath(bytes: root) }
     /// ``source`` as text (escaped where not UTF-8).
-    public var sourceString: String { escapedBytes(source) }
+    public var sourceString: String { PathBytes(source).escaped }
     /// Whether this mount shows the file system's whole tree (`root == "/"`), not a bind of a subtree.
     public var isWholeFileSystem: Bool { root == [UInt8(ascii: "/")] }
     /// Whether the mount is read-only.

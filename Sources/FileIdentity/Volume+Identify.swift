@@ -50,7 +50,7 @@ extension Volume {
         volume.isPersistent = volume.uuid != nil && statistics?.isTmpfs != true
 
         if let label = try? handle?.fileSystemLabel(), !label.isEmpty {
-            volume.label = escapedBytes(label)
+            volume.label = PathBytes(label).escaped
         } else if let label = probed?.label, !label.isEmpty {
             volume.label = label
         }

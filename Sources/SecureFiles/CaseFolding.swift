@@ -43,7 +43,7 @@ extension Directory {
     /// is cached per directory identity.
     public func foldsCase(_ path: FilePath = ".") throws(FileSystemError) -> Bool {
         try scoped { () throws(FileSystemError) -> Bool in
-            let bytes = pathBytes(path)
+            let bytes = PathBytes(path).bytes
             Audit.intent("Directory.foldsCase", bytes)
             let fd = try resolve(bytes, flags: LinuxFlags.path | O_DIRECTORY, policy: policy)
             return try folds(fd)
@@ -55,7 +55,7 @@ extension Directory {
     /// no such entry.
     public func onDiskName(_ path: FilePath) throws(FileSystemError) -> [UInt8]? {
         try scoped { () throws(FileSystemError) -> [UInt8]? in
-            let bytes = pathBytes(path)
+            let bytes = PathBytes(path).bytes
             Audit.intent("Directory.onDiskName", bytes)
             let (parent, name) = try splitForCreation(bytes)
             let entries = try listing(parent, path: bytes)

@@ -105,7 +105,7 @@ extension Directory {
         throws(FileSystemError)
     {
         try scoped { () throws(FileSystemError) in
-            let bytes = pathBytes(path)
+            let bytes = PathBytes(path).bytes
             Audit.intent("Directory.publish", bytes, ["mode": octal(permissions.rawValue), "bytes": String(contents.count)])
             let (parent, name) = try prepareWrite(bytes, permissions: permissions.rawValue)
             let content = Content(bytes: contents, permissions: permissions.rawValue, attributes: [], skipsUnsupported: false)
@@ -158,7 +158,7 @@ extension Directory {
         throws(FileSystemError) -> ReplaceOutcome
     {
         try scoped { () throws(FileSystemError) -> ReplaceOutcome in
-            let bytes = pathBytes(path)
+            let bytes = PathBytes(path).bytes
             Audit.intent("Directory.replace", bytes, ["options": options.auditDescription, "bytes": String(contents.count)])
             if case .exactly(let permissions) = options.permissions { try checkMode(permissions.rawValue, allowed: 0o777, path: bytes) }
             let (parent, name) = try prepareWrite(bytes, permissions: nil)
@@ -209,9 +209,9 @@ extension Directory {
         throws(FileSystemError)
     {
         try scoped { () throws(FileSystemError) in
-            let from = pathBytes(source)
-            let to = pathBytes(destination)
-            Audit.intent("Directory.rename", from, ["to": escapedBytes(to), "mode": mode.rawValue])
+            let from = PathBytes(source).bytes
+            let to = PathBytes(destination).bytes
+            Audit.intent("Directory.rename", from, ["to": PathBytes(to).escaped, "mode": mode.rawValue])
             let (fromParent, fromName) = try splitForCreation(from)
             let (toParent, toName) = try (destinationRoot ?? self).splitForCreation(to)
             if mode != .exchange { try (destinationRoot ?? self).refuseCaseCollision(toName, in: toParent, path: to) }

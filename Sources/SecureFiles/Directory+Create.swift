@@ -29,7 +29,7 @@ extension Directory {
     public func createFile(
         _ path: FilePath, permissions: FilePermissions = [.ownerReadWrite], readable: Bool = false
     ) throws(FileSystemError) -> OwnedDescriptor {
-        try createFile(bytes: pathBytes(path), permissions: permissions, readable: readable)
+        try createFile(bytes: PathBytes(path).bytes, permissions: permissions, readable: readable)
     }
 
     /// ``createFile(_:permissions:readable:)`` for a path given as raw bytes (a `FilePath` drops a
@@ -71,7 +71,7 @@ extension Directory {
         _ path: FilePath, permissions: FilePermissions = [.ownerReadWriteExecute], withIntermediateDirectories: Bool = false
     ) throws(FileSystemError) -> Directory {
         try scoped { () throws(FileSystemError) -> Directory in
-            let bytes = pathBytes(path)
+            let bytes = PathBytes(path).bytes
             Audit.intent(
                 "Directory.createDirectory", bytes,
                 ["mode": octal(permissions.rawValue), "intermediates": String(withIntermediateDirectories)])
@@ -87,8 +87,8 @@ extension Directory {
     /// resolved here; resolving it later is confined by the policy like any other symlink).
     public func createSymlink(_ path: FilePath, target: [UInt8]) throws(FileSystemError) {
         try scoped { () throws(FileSystemError) in
-            let bytes = pathBytes(path)
-            Audit.intent("Directory.createSymlink", bytes, ["target": escapedBytes(target)])
+            let bytes = PathBytes(path).bytes
+            Audit.intent("Directory.createSymlink", bytes, ["target": PathBytes(target).escaped])
             if target.isEmpty || target.contains(0) {
                 throw Audit.reject(.invalidName(target), path: bytes, syscall: "symlinkat", errno: .invalidArgument)
             }

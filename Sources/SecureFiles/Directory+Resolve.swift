@@ -27,7 +27,7 @@ extension Directory {
     public func open(
         _ path: FilePath, options: OwnedDescriptor.OpenOptions = .readOnly, policy: ResolutionPolicy? = nil
     ) throws(FileSystemError) -> OwnedDescriptor {
-        try open(bytes: pathBytes(path), display: path, options: options, policy: policy)
+        try open(bytes: PathBytes(path).bytes, display: path, options: options, policy: policy)
     }
 
     /// Opens a path given as raw bytes (see ``open(_:options:policy:)``). A NUL byte fails with
@@ -62,9 +62,9 @@ extension Directory {
     ///   empty FIFO.
     public func readFile(_ path: FilePath, limit: Int = 16 << 20) throws(FileSystemError) -> [UInt8] {
         try scoped { () throws(FileSystemError) -> [UInt8] in
-            Audit.intent("Directory.readFile", pathBytes(path), ["limit": String(limit)])
+            Audit.intent("Directory.readFile", PathBytes(path).bytes, ["limit": String(limit)])
             let fd = try resolve(
-                pathBytes(path), display: path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY, policy: policy)
+                PathBytes(path).bytes, display: path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY, policy: policy)
             return try fd.readToEnd(limit: limit)
         }
     }
@@ -74,8 +74,8 @@ extension Directory {
     /// Implementation details: resolves with `O_PATH|O_NOFOLLOW`, then `statx` on the descriptor.
     public func status(of path: FilePath, policy: ResolutionPolicy? = nil) throws(FileSystemError) -> FileStatus {
         try scoped { () throws(FileSystemError) -> FileStatus in
-            Audit.intent("Directory.status", pathBytes(path))
-            let fd = try resolve(pathBytes(path), flags: LinuxFlags.path | O_NOFOLLOW, policy: policy ?? self.policy)
+            Audit.intent("Directory.status", PathBytes(path).bytes)
+            let fd = try resolve(PathBytes(path).bytes, flags: LinuxFlags.path | O_NOFOLLOW, policy: policy ?? self.policy)
             return try fd.status()
         }
     }

@@ -54,7 +54,7 @@ extension Directory {
     /// - Throws: ``FileSystemError``; ``SecurityViolation/invalidName(_:)`` for `.`, `..`, `x/.`,
     ///   a trailing `/` or the root itself.
     public func removeAll(_ path: FilePath) throws(FileSystemError) {
-        try removeAll(bytes: pathBytes(path))
+        try removeAll(bytes: PathBytes(path).bytes)
     }
 
     /// ``removeAll(_:)`` for a path given as raw bytes (keeps a trailing `/`, which is refused).
@@ -76,7 +76,7 @@ extension Directory {
     /// Removes one file, symlink or empty directory at `path`.
     public func remove(_ path: FilePath) throws(FileSystemError) {
         try scoped { () throws(FileSystemError) in
-            let bytes = pathBytes(path)
+            let bytes = PathBytes(path).bytes
             Audit.intent("Directory.remove", bytes)
             let (parent, name) = try splitForCreation(bytes)
             let dirfd = try parent.raw("unlinkat")

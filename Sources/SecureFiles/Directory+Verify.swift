@@ -22,7 +22,7 @@ extension Directory {
         throws(FileSystemError) -> OwnedDescriptor
     {
         try scoped { () throws(FileSystemError) -> OwnedDescriptor in
-            let bytes = pathBytes(path)
+            let bytes = PathBytes(path).bytes
             Audit.intent("Directory.openVerified", bytes, ["policy": String(describing: verification.owner)])
             let (parent, name) = try splitForCreation(bytes)
             let located = try openAt(parent, name, flags: LinuxFlags.path | O_NOFOLLOW, mode: 0, path: bytes)

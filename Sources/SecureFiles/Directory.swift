@@ -62,7 +62,7 @@ public final class Directory: Sendable, CustomStringConvertible {
         auditLog: (any SyscallObserver)? = nil, backend: ResolverBackend = .automatic
     ) throws(FileSystemError) {
         let fd = try Self.scoped(auditLog) { () throws(FileSystemError) -> OwnedDescriptor in
-            Audit.intent("Directory.init", pathBytes(path), ["policy": policy.description])
+            Audit.intent("Directory.init", PathBytes(path).bytes, ["policy": policy.description])
             return try OwnedDescriptor.open(
                 path, relativeTo: directory?.descriptor, options: [.pathOnly, .directory])
         }
@@ -101,8 +101,8 @@ public final class Directory: Sendable, CustomStringConvertible {
     /// - Throws: ``FileSystemError``; `ENOTDIR` if `path` is not a directory.
     public func subdirectory(_ path: FilePath, policy: ResolutionPolicy? = nil) throws(FileSystemError) -> Directory {
         let fd = try scoped { () throws(FileSystemError) -> OwnedDescriptor in
-            Audit.intent("Directory.subdirectory", pathBytes(path))
-            return try resolve(pathBytes(path), flags: LinuxFlags.path | O_DIRECTORY, policy: policy ?? self.policy)
+            Audit.intent("Directory.subdirectory", PathBytes(path).bytes)
+            return try resolve(PathBytes(path).bytes, flags: LinuxFlags.path | O_DIRECTORY, policy: policy ?? self.policy)
         }
         return Directory(
             descriptor: fd, policy: policy ?? self.policy, auditLog: auditLog, backend: backend,

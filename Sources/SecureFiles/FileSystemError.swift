@@ -114,7 +114,7 @@ public struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertibl
     /// `'statx' failed on '/a/b': No such file or directory (ENOENT 2)`.
     public var description: String {
         var text = "'\(syscall)' failed"
-        if let path { text += " on '\(escapedBytes(pathBytes(path)))'" }
+        if let path { text += " on '\(PathBytes(PathBytes(path).bytes).escaped)'" }
         text += ": \(errno) (errno \(errno.rawValue), \(code))"
         if let violation { text += ": rejected: \(violation)" }
         return text

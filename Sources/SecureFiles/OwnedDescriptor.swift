@@ -61,7 +61,7 @@ public final class OwnedDescriptor: Sendable, CustomStringConvertible {
     /// `fd N (path)`.
     public var description: String {
         let fd = rawValue.map(String.init) ?? "closed"
-        return "fd \(fd)" + (openedPath.map { " (\(escapedBytes(pathBytes($0))))" } ?? "")
+        return "fd \(fd)" + (openedPath.map { " (\(PathBytes(PathBytes($0).bytes).escaped))" } ?? "")
     }
 
     /// Runs `body` with the raw descriptor; a closed descriptor fails as EBADF for `syscall`.

@@ -129,7 +129,7 @@ struct VolumeScenarioTests {
             #expect(try decoded.resolve().matchedBy == .path)
             try FileManager.default.moveItem(atPath: volume.path("dir"), toPath: volume.path("dir2"))
             let resolution = try decoded.resolve()
-            #expect(pathBytes(resolution.path) == Array(volume.path("dir2").utf8) + [UInt8(ascii: "/")] + name)
+            #expect(PathBytes(resolution.path).bytes == Array(volume.path("dir2").utf8) + [UInt8(ascii: "/")] + name)
         }
     }
 

@@ -152,7 +152,7 @@ struct VolumeIdentityTests {
             #expect(volume.root == Array("/".utf8))
             let bound = try FileID.identify(FilePath(bind))
             #expect(bound.volume.uuid == uuid)
-            #expect(escapedBytes(bound.volume.root) == "/inner")
+            #expect(PathBytes(bound.volume.root).escaped == "/inner")
         }
     }
 }
@@ -161,7 +161,7 @@ struct VolumeIdentityTests {
 func volumeAt(_ fixture: LoopVolume) throws -> Volume {
     let directory = try MountedVolumes()
     let point = try #require(fixture.mountPoint?.path)
-    let entry = try #require(directory.table.entries.last { escapedBytes($0.mountPoint) == point })
+    let entry = try #require(directory.table.entries.last { PathBytes($0.mountPoint).escaped == point })
     return directory.volume(of: entry)
 }
 

@@ -55,7 +55,7 @@ struct ResolutionOracleTests {
                         compared += 1
                         if expected != actual {
                             mismatches.append(
-                                "\(backend) \(policy) \(flavour) '\(escapedBytes(path))': kernel \(expected), library \(actual)")
+                                "\(backend) \(policy) \(flavour) '\(PathBytes(path).escaped)': kernel \(expected), library \(actual)")
                         }
                     }
                 }

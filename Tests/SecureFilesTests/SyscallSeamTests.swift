@@ -118,7 +118,7 @@ final class SyscallSeamTests {
     }
 }
 
-func pathBytesOf(_ path: FilePath) -> [UInt8] { pathBytes(path) }
+func pathBytesOf(_ path: FilePath) -> [UInt8] { PathBytes(path).bytes }
 
 extension SyscallOutcome {
     var returnedValue: Int? {

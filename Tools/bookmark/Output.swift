@@ -79,7 +79,7 @@ struct VolumeJSON: Encodable {
     var category: String
 
     init(_ volume: Volume) {
-        mountPoint = escapedBytes(volume.mountPoint)
+        mountPoint = PathBytes(volume.mountPoint).escaped
         fsType = volume.fsType
         device = volume.source
         blockDevice = volume.blockDevice
@@ -88,7 +88,7 @@ struct VolumeJSON: Encodable {
         uuidVerified = volume.uuidVerified
         persistent = volume.isPersistent
         label = volume.label
-        root = escapedBytes(volume.root)
+        root = PathBytes(volume.root).escaped
         mountID = volume.mountID.rawValue
         fsid = volume.fsid?.description
         capacity = volume.capacity

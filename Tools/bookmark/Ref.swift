@@ -60,11 +60,11 @@ extension BookmarkCommand {
             }
             if global.json {
                 try Output.json(RefJSON(
-                    url: reference.string, path: escapedPath(pathBytes(found.path)), mountID: reference.mountID.rawValue,
+                    url: reference.string, path: escapedPath(PathBytes(found.path).bytes), mountID: reference.mountID.rawValue,
                     inode: reference.inode, generation: reference.generation, directory: reference.isDirectory,
                     method: found.method.rawValue, entriesSearched: found.entriesSearched))
             } else {
-                Output.line(escapedPath(pathBytes(found.path)))
+                Output.line(escapedPath(PathBytes(found.path).bytes))
             }
         }
     }

@@ -52,7 +52,7 @@ extension BookmarkCommand {
                         at: FilePath(source), options: ResolutionOptions(search: !noSearch), signingKey: key)
                     let report = RefreshJSON(
                         source: source, status: outcome.rewritten ? "refreshed" : "fresh",
-                        path: escapedPath(pathBytes(outcome.resolution.path)), container: outcome.container.rawValue,
+                        path: escapedPath(PathBytes(outcome.resolution.path).bytes), container: outcome.container.rawValue,
                         changes: outcome.resolution.changes.sorted().map(\.rawValue), error: nil)
                     reports.append(report)
                     if !global.json { Output.line("\(report.status) \(source) -> \(report.path ?? "")") }

@@ -84,14 +84,14 @@ extension BookmarkCommand {
             if global.json {
                 try Output.json(ResolveJSON(resolution, refreshed: refreshed))
             } else {
-                Output.line(escapedPath(pathBytes(resolution.path)))
+                Output.line(escapedPath(PathBytes(resolution.path).bytes))
             }
             if strict && resolution.isStale { throw ExitStatus.stale.exitCode }
         }
     }
 }
 
-func escapedPath(_ bytes: [UInt8]) -> String { escapedBytes(bytes) }
+func escapedPath(_ bytes: [UInt8]) -> String { PathBytes(bytes).escaped }
 
 struct ResolveJSON: Encodable {
     struct VolumeInfo: Encodable {
@@ -111,7 +111,7 @@ struct ResolveJSON: Encodable {
     var refreshed: Bool
 
     init(_ resolution: Resolution, refreshed: Bool) {
-        path = escapedPath(pathBytes(resolution.path))
+        path = escapedPath(PathBytes(resolution.path).bytes)
         stale = resolution.isStale
         matchedBy = resolution.matchedBy.rawValue
         changes = resolution.changes.sorted().map(\.rawValue)

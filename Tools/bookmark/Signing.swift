@@ -60,7 +60,7 @@ enum Signing {
                     resolution: ResolveJSON(scoped.resolution, refreshed: false), verified: true,
                     readOnly: scoped.readOnly))
             } else {
-                Output.line(escapedPath(pathBytes(scoped.resolution.path)))
+                Output.line(escapedPath(PathBytes(scoped.resolution.path).bytes))
             }
             if strict && scoped.resolution.isStale { throw ExitStatus.stale.exitCode }
         case .failure(let error):
