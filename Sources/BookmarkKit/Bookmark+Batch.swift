@@ -23,6 +23,7 @@ extension Bookmark {
     /// - Parameters:
     ///   - bookmarks: The bookmarks, in any order.
     ///   - options: As for ``resolve(_:volumes:)``.
+    ///   - volumes: A mounted-volume table to reuse (a fresh one is read when `nil`).
     ///   - progress: Called after the first phase, after each volume's walk, and at the end.
     /// - Returns: One result per bookmark, in the same order.
     public static func resolveAll(

@@ -17,7 +17,7 @@ public struct OpenedBookmark: Sendable {
     public let attempts: Int
 }
 
-/// A bookmarked directory, resolved and opened as a ``Directory`` root to work beneath.
+/// A bookmarked directory, resolved and opened as a `Directory` root to work beneath.
 public struct OpenedDirectoryBookmark: Sendable {
     /// The directory, held by descriptor: it keeps naming the same directory when that directory
     /// is renamed or moved, and paths given to it are resolved beneath it by its policy.
@@ -40,7 +40,7 @@ extension Bookmark {
     /// `attempts` times; it never returns a descriptor of another object.
     ///
     /// - Parameters:
-    ///   - options: How to open it: ``OwnedDescriptor/OpenOptions/readOnly`` (default), `writeOnly`,
+    ///   - options: How to open it: `OwnedDescriptor.OpenOptions.readOnly` (default), `writeOnly`,
     ///     `readWrite`, `pathOnly`, plus flags such as `nonBlocking` or `append`. Creation flags are
     ///     refused. A bookmark of a symlink can only be opened `pathOnly` (the link itself).
     ///   - resolving: The resolution options.
@@ -66,7 +66,7 @@ extension Bookmark {
         throw BookmarkError.objectChanged(at: lastResolution, attempts: max(1, attempts), lastKnownPath: recordedPathForErrors)
     }
 
-    /// Resolves a bookmark of a directory and opens it as a ``Directory`` root, verified to be the
+    /// Resolves a bookmark of a directory and opens it as a `Directory` root, verified to be the
     /// resolved directory (see ``open(_:resolving:volumes:attempts:)``).
     ///
     /// The root is held by descriptor: after the directory is renamed or moved, paths given to it
@@ -105,7 +105,7 @@ extension Resolution {
         return descriptor
     }
 
-    /// Opens the resolved directory as a ``Directory`` root (see ``open(_:)``).
+    /// Opens the resolved directory as a `Directory` root (see ``open(_:)``).
     public func openDirectory(policy: ResolutionPolicy = .beneath) throws(BookmarkError) -> Directory {
         Directory(adopting: try open([.pathOnly, .directory]), policy: policy)
     }

@@ -8,8 +8,10 @@ extension Bookmark {
     /// over the destination, `fsync` of the directory. A crash leaves the old file or the new one,
     /// never a torn file; a symlink or directory at the destination is refused, never followed.
     ///
-    /// - Parameter permissions: The mode of a new file (exact, whatever the umask); a replaced file
-    ///   keeps its mode.
+    /// - Parameters:
+    ///   - bytes: What to write.
+    ///   - path: Where; a relative path starts at the working directory.
+    ///   - permissions: The mode of a new file (exact, whatever the umask); a replaced file keeps its mode.
     /// - Throws: ``BookmarkError`` (`permissionDenied`, `fileSystem`, …) naming the call that failed.
     public static func writeAtomically(
         _ bytes: [UInt8], to path: FilePath, permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
@@ -18,7 +20,7 @@ extension Bookmark {
     }
 
     /// Every file BookmarkKit writes goes through here, into the secure layer's one atomic writer
-    /// (``SecureFiles/Directory/replace(_:contents:options:)``): a new file gets `permissions`, a
+    /// (`Directory.replace(_:contents:options:)`): a new file gets `permissions`, a
     /// replaced one keeps its mode; extended attributes the file system refuses are skipped and
     /// reported; anything but a regular file at the name is refused and left alone.
     @discardableResult

@@ -103,7 +103,7 @@ public struct BookmarkError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Runs a decoder, turning its ``BookmarkFormat/BookmarkFormatError`` into `corruptData`.
+    /// Runs a decoder, turning its `BookmarkFormatError` into `corruptData`.
     static func decoding<T>(lastKnownPath: [UInt8]? = nil, _ body: () throws(BookmarkFormatError) -> T) throws(BookmarkError) -> T {
         do {
             return try body()

@@ -24,7 +24,7 @@ public struct FileReferenceURL: Sendable, Hashable, CustomStringConvertible {
     public static let prefix = "file://" + pathPrefix
 
     /// The mount the object was on: its unique id. On kernels before 6.8, which have no unique
-    /// ids, the reusable ``SecureFiles/MountID`` stands in for it; the text form does not say
+    /// ids, the reusable `MountID` stands in for it; the text form does not say
     /// which, and resolution compares it with what `statx` reports for each mount now, which is
     /// of the same kind.
     public var mountID: UniqueMountID

@@ -107,8 +107,8 @@ public struct SigningKey: Sendable {
     /// Loads the key at `path`, verifying the file on every load: a regular file (a symlink at the
     /// name is refused), owned by this user, with no access at all for group or others, holding
     /// exactly 32 bytes. The checks are made on the opened descriptor before it is read
-    /// (``SecureFiles/Directory/readVerified(_:verification:limit:)`` with
-    /// ``SecureFiles/VerificationPolicy/ownSecret``).
+    /// (`Directory.readVerified(_:verification:limit:)` with
+    /// `VerificationPolicy.ownSecret`).
     ///
     /// - Throws: ``SecurityScopeError`` `keyRejected` (with the reason; a missing file keeps its
     ///   ``SecurityScopeError/fileSystemError`` with code `notFound`).
@@ -127,7 +127,7 @@ public struct SigningKey: Sendable {
 
     /// Loads the key at `path`, creating it (and its directory, mode 0700) when it does not exist.
     ///
-    /// A new key is published atomically with mode `0600` (``SecureFiles/Directory/publish(_:contents:permissions:)``):
+    /// A new key is published atomically with mode `0600` (`Directory.publish(_:contents:permissions:)`):
     /// readers never see a partial key, and when two processes create it at once, one key wins and
     /// both load that one.
     ///
@@ -238,7 +238,7 @@ public struct SigningKey: Sendable {
     ///   - data: The signed bookmark data.
     ///   - roots: Directories the resolved object must lie beneath (or be); empty means no
     ///     confinement. Decided on the opened object, never by comparing the strings the caller
-    ///     gave: each root is opened as a ``SecureFiles/Directory``, and the object must be reachable
+    ///     gave: each root is opened as a `Directory`, and the object must be reachable
     ///     beneath it (`RESOLVE_BENEATH`: no symlink, `..` or absolute path may leave the root) as the
     ///     very object that was opened.
     ///   - options: Resolution options.
@@ -302,7 +302,7 @@ enum Confinement {
     /// Refuses `object` unless it is one of `roots` or reachable beneath one as the same object.
     ///
     /// The kernel's current path of the object (`/proc/self/fd`) is taken apart against each root's
-    /// current path; the remainder is opened beneath the root with ``SecureFiles/ResolutionPolicy/beneath``
+    /// current path; the remainder is opened beneath the root with `ResolutionPolicy.beneath`
     /// (`O_PATH|O_NOFOLLOW`) and must be the object itself (device and inode). So a symlink in
     /// the root that leads out, a root given through a symlink, or a sibling whose name merely
     /// starts like the root's cannot pass.
