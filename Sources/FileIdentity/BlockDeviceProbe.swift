@@ -25,7 +25,7 @@ public struct BlockDeviceInfo: Sendable, Hashable, Codable {
 
 /// libblkid, used only as an enrichment: probing needs read access to the device node (root or
 /// group `disk`), and even root gets `EPERM` on some machines. Every call passes through
-/// ``SyscallSeam/external(_:path:_:)`` so it is traced and can be failed by injection.
+/// `SyscallSeam.external(_:path:_:)` so it is traced and can be failed by injection.
 public enum BlockDeviceProbe {
     /// Probes `device` for its superblock.
     ///

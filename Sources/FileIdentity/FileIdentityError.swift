@@ -4,7 +4,7 @@ import SystemPackage
 /// The one error type of FileIdentity: what could not be learned about a file or a volume, and why.
 ///
 /// ``code`` is what a caller branches on. A failed system call is wrapped, not translated: its
-/// ``SecureFiles/FileSystemError`` (call, exact errno, path, coarse code) is the ``cause``, so
+/// `FileSystemError` (call, exact errno, path, coarse code) is the ``cause``, so
 /// `error.cause?.code == .notFound` asks whether the file was missing. The other codes are
 /// failures of FileIdentity's own, which no errno describes.
 public struct FileIdentityError: Error, Sendable, Hashable, CustomStringConvertible {

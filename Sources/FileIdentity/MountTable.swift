@@ -89,7 +89,7 @@ public struct MountTable: Sendable, Hashable {
     /// Creates a table from entries.
     public init(entries: [MountEntry]) { self.entries = entries }
 
-    /// Reads and parses `/proc/self/mountinfo` (through ``SyscallSeam``).
+    /// Reads and parses `/proc/self/mountinfo` (through `SyscallSeam`).
     ///
     /// - Throws: ``FileIdentityError``: ``FileIdentityError/Code/fileSystem`` if it cannot be read,
     ///   ``FileIdentityError/Code/malformedMountTable`` if a line is not a mount entry.
