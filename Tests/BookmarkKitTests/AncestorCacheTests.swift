@@ -275,19 +275,23 @@ struct AncestorCacheTests {
             try tree.dir("private", mode: 0o711)
             let open = tree.path("open/a/doc.txt")
             let secret = tree.path("private/a/doc.txt")
-            let result = try Unprivileged.run([probe, "ids", open, open, secret, secret])
+            // Several creations of the open file: a test running in parallel that changes a watched
+            // ancestor (the fixtures' common parent) invalidates the cache now and then, rightly;
+            // one of the repeated creations must still be a hit.
+            let result = try Unprivileged.run([probe, "ids", open, open, open, open, secret, secret])
             #expect(result.status == 0, "\(result.stderr)")
-            let lines = result.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
-            try #require(lines.count == 4, "\(result.stdout)")
+            let all = result.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+            try #require(all.count == 6, "\(result.stdout)")
+            let lines = [all[0], all[1...3].first { $0[3] == "watches=0" } ?? all[1], all[4], all[5]]
             func ids(_ path: String) throws -> String {
                 try currentIDs(path).map { $0.map(String.init) ?? "-" }.joined(separator: ",")
             }
             let openIDs = try ids(open)
             let secretIDs = try ids(secret)
-            #expect(lines[0][2] == openIDs && lines[1][2] == openIDs)
+            #expect(all[0...3].allSatisfy { $0[2] == openIDs })
             #expect(lines[2][2] == secretIDs && lines[3][2] == secretIDs)
             #expect(lines[0][3] != "watches=0", "the first creation had nothing cached")
-            #expect(lines[1][3] == "watches=0", "the second creation was not a hit")
+            #expect(lines[1][3] == "watches=0", "none of the later creations was a hit: \(result.stdout)")
             // inotify_add_watch needs read permission: `private` (0711) is never watched again.
             #expect(lines[3][3] == "watches=0")
         }
