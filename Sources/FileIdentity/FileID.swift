@@ -100,7 +100,7 @@ extension FileID {
     public static func identify(
         _ path: FilePath, followSymlinks: Bool = true, volumes: MountedVolumes? = nil
     ) throws(FileIdentityError) -> FileID {
-        SyscallSeam.recordIntent("FileID.identify", path: path, details: ["followSymlinks": String(followSymlinks)])
+        Audit.intent("FileID.identify", PathBytes(path).bytes, ["followSymlinks": String(followSymlinks)])
         var options: OwnedDescriptor.OpenOptions = [.pathOnly]
         if !followSymlinks { options.insert(.noFollow) }
         let descriptor = try FileIdentityError.wrapping { () throws(FileSystemError) in
@@ -167,7 +167,7 @@ extension FileID {
     public static func identify(_ descriptor: OwnedDescriptor, volumes: MountedVolumes? = nil)
         throws(FileIdentityError) -> FileID
     {
-        SyscallSeam.recordIntent("FileID.identify(descriptor)", path: descriptor.openedPath)
+        Audit.intent("FileID.identify(descriptor)", descriptor.openedPath.map { PathBytes($0).bytes } ?? [])
         let handle = try? descriptor.fileHandle()
         let reusableMountID: MountID
         if let handle {

@@ -14,7 +14,7 @@ extension Volume {
     public static func identify(
         _ entry: MountEntry, descriptor: OwnedDescriptor? = nil, touchNetwork: Bool = false
     ) -> Volume {
-        SyscallSeam.recordIntent("Volume.identify", details: ["mountID": entry.mountID.description, "fsType": entry.fsType])
+        Audit.intent("Volume.identify", [], ["mountID": entry.mountID.description, "fsType": entry.fsType])
         var volume = Volume(
             uuid: nil, uuidSource: .sourceAndType, uuidVerified: true, isPersistent: false, label: nil,
             fsType: entry.fsType, source: entry.sourceString, blockDevice: nil, mountPoint: entry.mountPoint,

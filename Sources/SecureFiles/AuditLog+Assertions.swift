@@ -28,6 +28,9 @@ extension AuditLog {
         policyEvents.compactMap { if case .created(let path, let identity) = $0 { return (path, identity) } else { return nil } }
     }
 
+    /// The system calls, in order (what a ``Level/calls`` log is read for).
+    public var calls: [SyscallCall] { effects.map(\.call) }
+
     /// The effects of calls named `name`.
     public func effects(named name: String) -> [AuditEffect] { effects.filter { $0.call.name == name } }
 

@@ -17,7 +17,7 @@ public struct ObjectIdentity: Sendable, Hashable, Codable, CustomStringConvertib
     public var linkCount: UInt32
 
     /// Creates an identity.
-    public init(device: DeviceNumber, inode: UInt64, mode: UInt32, uid: UInt32, linkCount: UInt32) {
+    package init(device: DeviceNumber, inode: UInt64, mode: UInt32, uid: UInt32, linkCount: UInt32) {
         self.device = device
         self.inode = inode
         self.mode = mode
@@ -49,7 +49,7 @@ public struct AuditIntent: Sendable, Hashable {
     public var details: [String: String]
 
     /// Creates an intent.
-    public init(operation: String, path: [UInt8] = [], details: [String: String] = [:]) {
+    package init(operation: String, path: [UInt8] = [], details: [String: String] = [:]) {
         self.operation = operation
         self.path = path
         self.details = details
@@ -174,7 +174,7 @@ public struct AuditEffect: Sendable, Hashable, CustomStringConvertible {
     public var identities: SyscallIdentities
 
     /// Creates an effect.
-    public init(call: SyscallCall, outcome: SyscallOutcome, identities: SyscallIdentities) {
+    package init(call: SyscallCall, outcome: SyscallOutcome, identities: SyscallIdentities) {
         self.call = call
         self.outcome = outcome
         self.identities = identities

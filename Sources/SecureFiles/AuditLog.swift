@@ -19,8 +19,31 @@ import SystemPackage
 ///
 /// or to one root, for every operation made through it: `Directory(opening:auditLog:)`. Events
 /// carry a sequence number in recording order, so deterministic code produces a deterministic
-/// log. The same object injects faults (``SyscallFault``), like ``SyscallTrace``.
+/// log. The same object injects faults (``SyscallFault``): any call can be made to fail with a
+/// chosen errno, which is the one fault-injection seam of the library.
+///
+/// A log records at one of two ``Level``s: ``Level/full`` (the default) measures identities and
+/// keeps intents and policy events; ``Level/calls`` keeps only the calls and their outcomes, a
+/// plain system-call trace that costs no extra system call:
+///
+/// ```swift
+/// let trace = AuditLog(level: .calls)
+/// try SyscallSeam.$observer.withValue(trace) { _ = try FileStatus(path: "/etc") }
+/// #expect(trace.calls.map(\.name) == ["statx"])
+/// ```
 public final class AuditLog: SyscallObserver {
+    /// How much a log records.
+    public enum Level: String, Sendable, Hashable {
+        /// Every system call and its outcome, in order, and nothing else: no intents, no policy
+        /// events, no identities. Recording costs an append per call and no system call: use it
+        /// to check which calls code makes, in which order, or to inject a fault.
+        case calls
+        /// Everything: intents, every call with the identities of its descriptors (measured
+        /// before the call, and of a returned descriptor after it, by one unobserved `statx`
+        /// each), and policy events. Use it to check what code did to which object.
+        case full
+    }
+
     private struct State {
         var records: [AuditRecord] = []
         var faults: [SyscallFault]
@@ -28,8 +51,12 @@ public final class AuditLog: SyscallObserver {
     }
     private let state: Mutex<State>
 
-    /// Creates an empty log that injects `faults` (the first matching rule wins).
-    public init(faults: [SyscallFault] = []) {
+    /// What this log records.
+    public let level: Level
+
+    /// Creates an empty log at `level` that injects `faults` (the first matching rule wins).
+    public init(level: Level = .full, faults: [SyscallFault] = []) {
+        self.level = level
         state = Mutex(State(faults: faults))
     }
 
@@ -61,15 +88,15 @@ public final class AuditLog: SyscallObserver {
 
     // MARK: SyscallObserver
 
-    /// Part of ``SyscallObserver``: the log measures identities.
-    public var wantsIdentities: Bool { true }
+    /// Part of ``SyscallObserver``: a ``Level/full`` log measures identities.
+    public var wantsIdentities: Bool { level == .full }
 
     /// Part of ``SyscallObserver``.
     public func fault(for call: SyscallCall) -> Errno? {
         state.withLock { $0.faults.consumeFault(for: call) }
     }
 
-    /// Part of ``SyscallObserver`` (used only if identities are not measured).
+    /// Part of ``SyscallObserver``: a call and its outcome, without identities (``Level/calls``).
     public func record(_ call: SyscallCall, outcome: SyscallOutcome) {
         append(.effect(AuditEffect(call: call, outcome: outcome, identities: SyscallIdentities())))
     }
@@ -79,19 +106,28 @@ public final class AuditLog: SyscallObserver {
         append(.effect(AuditEffect(call: call, outcome: outcome, identities: identities)))
     }
 
-    /// Part of ``SyscallObserver``.
-    public func recordIntent(_ intent: AuditIntent) { append(.intent(intent)) }
+    /// Part of ``SyscallObserver``: kept at ``Level/full`` only.
+    public func recordIntent(_ intent: AuditIntent) {
+        if level == .full { append(.intent(intent)) }
+    }
 
-    /// Part of ``SyscallObserver``.
-    public func recordPolicy(_ event: PolicyEvent) { append(.policy(event)) }
+    /// Part of ``SyscallObserver``: kept at ``Level/full`` only.
+    public func recordPolicy(_ event: PolicyEvent) {
+        if level == .full { append(.policy(event)) }
+    }
 }
 
 // MARK: - Library-side helpers for recording intents and policy events
 
-enum Audit {
+/// How every layer of this package records intents and policy events: the one way.
+///
+/// `package`, so FileIdentity and BookmarkKit record their entry points (`FileID.identify`,
+/// `Bookmark.resolve`) into the same log as SecureFiles' own operations, while users of the
+/// library only read logs.
+package enum Audit {
     /// Records the start of a library operation with the current task's observer, if any. The
     /// path and details are built only when there is an observer (most calls have none).
-    static func intent(
+    package static func intent(
         _ operation: String, _ path: @autoclosure () -> [UInt8] = [], _ details: @autoclosure () -> [String: String] = [:]
     ) {
         guard let observer = SyscallSeam.observer else { return }
@@ -99,7 +135,7 @@ enum Audit {
     }
 
     /// Records a policy decision with the current task's observer, if any.
-    static func policy(_ event: PolicyEvent) {
+    package static func policy(_ event: PolicyEvent) {
         SyscallSeam.observer?.recordPolicy(event)
     }
 

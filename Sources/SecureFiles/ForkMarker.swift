@@ -13,7 +13,7 @@
 ///
 /// Implementation details: one anonymous `mmap` page and one `madvise` (Linux 4.14+), both through
 /// ``SyscallSeam``; the page is never unmapped (markers live as long as the process state they guard).
-public final class ForkMarker: Sendable {
+package final class ForkMarker: Sendable {
     /// The page's address; its first byte is 1 in the process that made the marker.
     private let address: UInt
 
@@ -21,7 +21,7 @@ public final class ForkMarker: Sendable {
     ///
     /// - Throws: ``FileSystemError`` naming `mmap` or `madvise` (`EINVAL` before Linux 4.14): then
     ///   forks cannot be told apart and the caller should not keep fork-sensitive state.
-    public init() throws(FileSystemError) {
+    package init() throws(FileSystemError) {
         let length = Int(sysconf(CInt(_SC_PAGESIZE)))
         guard let page = Sys.mapAnonymous(length) else {
             throw FileSystemError(syscall: "mmap", errno: .noMemory, path: nil)
@@ -36,7 +36,7 @@ public final class ForkMarker: Sendable {
     }
 
     /// Whether the calling process is the one that made this marker (`false` in a forked child).
-    public var isOwnProcess: Bool {
+    package var isOwnProcess: Bool {
         guard let page = UnsafeRawPointer(bitPattern: address) else { return false }
         return page.load(as: UInt8.self) == 1
     }

@@ -15,7 +15,7 @@ func currentErrno() -> CInt { Glibc.errno }
 /// Every file-system call that swift-bookmarks makes (and every call into a C library that
 /// touches the file system on our behalf, such as libblkid) is described by one `SyscallCall`
 /// and passes through ``SyscallSeam``. That is what lets a test record every call
-/// (``SyscallTrace``) or make any call fail with a chosen errno (``SyscallFault``).
+/// (``AuditLog``) or make any call fail with a chosen errno (``SyscallFault``).
 public struct SyscallCall: Sendable, Hashable, CustomStringConvertible {
     /// The C name of the call, such as `openat`, `statx` or `ioctl(FS_IOC_GETFSUUID)`.
     public var name: String
@@ -37,7 +37,7 @@ public struct SyscallCall: Sendable, Hashable, CustomStringConvertible {
     public var secondPath: [UInt8]?
 
     /// Creates a call description.
-    public init(
+    package init(
         name: String, descriptor: CInt? = nil, path: [UInt8]? = nil, flags: Int64? = nil, mode: UInt32? = nil,
         resolve: UInt64? = nil, secondDescriptor: CInt? = nil, secondPath: [UInt8]? = nil
     ) {
@@ -82,8 +82,9 @@ public enum SyscallOutcome: Sendable, Hashable {
 ///
 /// Install one for the current task with ``SyscallSeam/observer``. Observers are scoped to a task
 /// (and the tasks it creates), never process-global, so parallel tests do not see each other.
-/// The requirements after the first two have default implementations: a plain trace ignores
-/// identities, intents and policy events; ``AuditLog`` records all of them.
+/// The requirements after the first two have default implementations: an observer that only
+/// counts calls ignores identities, intents and policy events; ``AuditLog`` records them at its
+/// ``AuditLog/Level/full`` level.
 public protocol SyscallObserver: Sendable {
     /// Called before the call is made. Return an errno to make the call fail without being made.
     func fault(for call: SyscallCall) -> Errno?
@@ -125,7 +126,7 @@ public struct SyscallIdentities: Sendable, Hashable {
     public var result: ObjectIdentity?
 
     /// Creates a set of identities.
-    public init(directory: ObjectIdentity? = nil, secondDirectory: ObjectIdentity? = nil, result: ObjectIdentity? = nil) {
+    package init(directory: ObjectIdentity? = nil, secondDirectory: ObjectIdentity? = nil, result: ObjectIdentity? = nil) {
         self.directory = directory
         self.secondDirectory = secondDirectory
         self.result = result
@@ -137,27 +138,11 @@ public enum SyscallSeam {
     /// The observer for the current task, or `nil` (the default: calls go straight through).
     ///
     /// ```swift
-    /// let trace = SyscallTrace()
+    /// let trace = AuditLog(level: .calls)
     /// try SyscallSeam.$observer.withValue(trace) { _ = try FileStatus(path: "/etc") }
     /// #expect(trace.calls.map(\.name).contains("statx"))
     /// ```
     @TaskLocal public static var observer: (any SyscallObserver)?
-
-    /// Records the start of a library-level operation (the "intent" level of ``AuditLog``) with
-    /// the current task's observer. Libraries built on this layer (FileIdentity, BookmarkKit) call
-    /// it at their entry points so their system calls can be read in context.
-    ///
-    /// - Parameters:
-    ///   - operation: The public call, such as `FileID.identify`.
-    ///   - path: The path it was given, if any.
-    ///   - details: Further parameters worth seeing in the log.
-    public static func recordIntent(
-        _ operation: String, path: @autoclosure () -> FilePath? = nil, details: @autoclosure () -> [String: String] = [:]
-    ) {
-        // The path and details are built only when someone records (most calls have no observer).
-        guard let observer else { return }
-        observer.recordIntent(AuditIntent(operation: operation, path: path().map(pathBytes) ?? [], details: details()))
-    }
 
     /// Runs a call into a C library that touches the file system on our behalf (libblkid), so that
     /// it is recorded and can be failed by injection like a system call.

@@ -28,7 +28,7 @@ struct AliasFileFaultTests {
 
         // Fail the open step only for the exclusive creation of the temporary file.
         let exclusive: Int64? = step == "openat" ? Int64(O_CREAT | O_EXCL) : nil
-        let trace = SyscallTrace(faults: [SyscallFault(call: step, errno: .ioError, requiredFlags: exclusive)])
+        let trace = AuditLog(level: .calls, faults: [SyscallFault(call: step, errno: .ioError, requiredFlags: exclusive)])
         let succeeded = SyscallSeam.$observer.withValue(trace) { () -> Bool in
             (try? next.writeAliasFile(to: alias)) != nil
         }
@@ -48,7 +48,7 @@ struct AliasFileFaultTests {
         let tree = Tree(root: directory.path)
         try tree.file("one.txt", "1")
         let bookmark = try Bookmark.create(for: FilePath(tree.path("one.txt")), options: [.suitableForBookmarkFile])
-        let trace = SyscallTrace()
+        let trace = AuditLog(level: .calls)
         let written = SyscallSeam.$observer.withValue(trace) { () -> Bool in
             (try? bookmark.writeAliasFile(to: FilePath(tree.path("the alias")))) != nil
         }
@@ -67,7 +67,7 @@ struct AliasFileFaultTests {
             let path = volume.path("f.txt")
             try Data("f".utf8).write(to: URL(fileURLWithPath: path))
             let reference = try FileReferenceURL(for: FilePath(path))
-            let trace = SyscallTrace()
+            let trace = AuditLog(level: .calls)
             let method = SyscallSeam.$observer.withValue(trace) { () -> FileReferenceResolution.Method? in
                 (try? reference.resolve())?.method
             }

@@ -33,8 +33,8 @@ struct AncestorCacheTests {
     /// Creates a bookmark, tracing its system calls.
     func create(
         _ path: String, cached: Bool = true, faults: [SyscallFault] = [], volumes: MountedVolumes? = nil
-    ) throws -> (Bookmark, SyscallTrace) {
-        let trace = SyscallTrace(faults: faults)
+    ) throws -> (Bookmark, AuditLog) {
+        let trace = AuditLog(level: .calls, faults: faults)
         let bookmark = try SyscallSeam.$observer.withValue(trace) { () throws -> Bookmark in
             try Bookmark.create(for: FilePath(path), volumes: volumes, useAncestorCache: cached)
         }
@@ -44,7 +44,7 @@ struct AncestorCacheTests {
     /// Whether a traced creation was answered from the cache: no directory watched, no ancestor
     /// examined (the only path `statx` is the target's own, if any; the mount point's birth time
     /// comes from the shared mounted volumes).
-    func wasHit(_ trace: SyscallTrace, target: String) -> Bool {
+    func wasHit(_ trace: AuditLog, target: String) -> Bool {
         let calls = trace.calls
         let ancestorStats = calls.filter { call in
             call.name == "statx" && (call.path.map { !$0.isEmpty && $0 != Array(target.utf8) } ?? false)
@@ -59,7 +59,7 @@ struct AncestorCacheTests {
         try createHitTraced(path)?.0
     }
 
-    func createHitTraced(_ path: String) throws -> (Bookmark, SyscallTrace)? {
+    func createHitTraced(_ path: String) throws -> (Bookmark, AuditLog)? {
         for _ in 0..<20 {
             let volumes = try MountedVolumes()
             _ = try create(path, volumes: volumes)

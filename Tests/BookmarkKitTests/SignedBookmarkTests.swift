@@ -38,7 +38,7 @@ struct SignedBookmarkTests {
             let status = try FileStatus(path: path)
             #expect(status.permissions == 0o600)
             #expect(status.size == 32)
-            #expect(status.uid == OwnedDescriptor.effectiveUserID)
+            #expect(status.uid == geteuid())
             #expect(try FileStatus(path: FilePath(tree.path("data/com.example.app"))).permissions == 0o700)
             let (again, createdAgain) = try SigningKey.loadOrCreate(at: path)
             #expect(!createdAgain)

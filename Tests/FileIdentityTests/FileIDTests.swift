@@ -203,7 +203,7 @@ struct RootFileSystemTests {
 
     @Test("every call goes through the seam: statx, name_to_handle_at and the mountinfo read are traced")
     func traced() throws {
-        let trace = SyscallTrace()
+        let trace = AuditLog(level: .calls)
         _ = try SyscallSeam.$observer.withValue(trace) { try FileID.identify("/") }
         let names = Set(trace.calls.map(\.name))
         #expect(names.isSuperset(of: ["openat", "statx", "name_to_handle_at", "read", "close", "fstatfs"]))

@@ -94,7 +94,7 @@ struct IdentifyWithoutOpeningTests {
             FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
             let volumes = try MountedVolumes()
             _ = try FileID.identifyWithoutOpening(Array(path.utf8), volumes: volumes)  // identifies the volume once
-            let trace = SyscallTrace()
+            let trace = AuditLog(level: .calls)
             let id = try SyscallSeam.$observer.withValue(trace) {
                 try FileID.identifyWithoutOpening(Array(path.utf8), volumes: volumes)
             }

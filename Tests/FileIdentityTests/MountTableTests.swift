@@ -41,7 +41,7 @@ struct MountTableTests {
         #expect(table.entries[5].category == .pseudo)
         #expect(table.entries[6].category == .memory)
         #expect(!table.volumes.contains { $0.fsType == "proc" })
-        let trace = SyscallTrace()
+        let trace = AuditLog(level: .calls)
         let volume = SyscallSeam.$observer.withValue(trace) { Volume.identify(table.entries[4]) }
         #expect(trace.calls.isEmpty, "identifying an NFS mount touched nothing")
         #expect(volume.uuidSource == .sourceAndType)

@@ -98,7 +98,7 @@ struct VolumeIdentityTests {
     func ioctlsRefused() throws {
         let uuid = UUID().uuidString.lowercased()
         try LoopVolume.withVolume(.ext4, uuid: uuid) { fixture in
-            let trace = SyscallTrace(faults: [
+            let trace = AuditLog(level: .calls, faults: [
                 SyscallFault(call: "ioctl(FS_IOC_GETFSUUID)", errno: .notPermitted),
                 SyscallFault(call: "ioctl(EXT4_IOC_GETFSUUID)", errno: .notPermitted),
             ])

@@ -17,6 +17,32 @@ final class AuditLogTests {
 
     deinit { try? FileManager.default.removeItem(atPath: base) }
 
+    @Test("level .calls: the same calls in the same order as .full, with no intents, policy events or identities, and no extra statx")
+    func callsLevel() throws {
+        let full = AuditLog(level: .full)
+        let calls = AuditLog(level: .calls)
+        for log in [full, calls] {
+            let root = try Directory(opening: FilePath(base))
+            try SyscallSeam.$observer.withValue(log) {
+                _ = try root.createFile(FilePath("level-\(log.level.rawValue)"), permissions: [.ownerReadWrite])
+                _ = try? root.open("../escape")
+            }
+        }
+        #expect(calls.intents.isEmpty && calls.policyEvents.isEmpty)
+        #expect(calls.effects.allSatisfy { $0.identities == SyscallIdentities() })
+        #expect(!full.intents.isEmpty && !full.rejections.isEmpty)
+        #expect(full.effects.contains { $0.identities.directory != nil })
+        // Identities are measured outside the seam: the call sequences are the same (bar the name).
+        let strip: (SyscallCall) -> String = { "\($0.name) \($0.flags ?? 0)" }
+        #expect(calls.calls.map(strip) == full.calls.map(strip))
+        // And a .calls log still injects faults.
+        let failing = AuditLog(level: .calls, faults: [SyscallFault(call: "openat2", errno: .noSpace, times: 1)])
+        let root = try Directory(opening: FilePath(base), auditLog: failing)
+        let error = try #require(throws: FileSystemError.self) { try root.createFile("level-fault") }
+        #expect(error.errno == .noSpace)
+        #expect(failing.effects(named: "openat2").first?.outcome == .injected(.noSpace))
+    }
+
     @Test("intent, effects with directory and result identities, and policy events, in order")
     func levels() throws {
         let log = AuditLog()

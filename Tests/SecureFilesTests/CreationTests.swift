@@ -5,7 +5,7 @@ import SystemPackage
 import Testing
 import VolumeFixtures
 
-/// Exclusive creation, exact modes, mkdirAll/removeAll, atomic publish and replace, renameat2,
+/// Exclusive creation, exact modes, createDirectory(withIntermediateDirectories:)/removeAll, atomic publish and replace, renameat2,
 /// on real loop-mounted volumes of every kind the fixture makes (exFAT has its own suite).
 @Suite("Creation on real volumes", .serialized, .requiresRealVolumes)
 struct CreationTests {
@@ -123,8 +123,8 @@ struct CreationTests {
         #expect(try ProcessUmask.current() == UInt32(current))
     }
 
-    @Test("mkdirAll: exact modes, setgid inherited, refusals as libpathrs documents", arguments: kinds, [ResolverBackend.automatic, .walker])
-    func mkdirAll(kind: FixtureFileSystem, backend: ResolverBackend) throws {
+    @Test("createDirectory(withIntermediateDirectories:): exact modes, setgid inherited, refusals as libpathrs documents", arguments: kinds, [ResolverBackend.automatic, .walker])
+    func createDirectoryWithIntermediates(kind: FixtureFileSystem, backend: ResolverBackend) throws {
         try LoopVolume.withVolume(kind) { volume in
             let base = volume.path("root")
             try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)

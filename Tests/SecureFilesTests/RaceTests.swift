@@ -8,7 +8,7 @@ import Testing
 import VolumeFixtures
 
 /// A second thread swapping directories and symlinks with `renameat2(RENAME_EXCHANGE)` in a loop
-/// while we resolve, read, create, mkdirAll and removeAll (on a loop-mounted ext4 volume). Ours
+/// while we resolve, read, create, createDirectory(withIntermediateDirectories:) and removeAll (on a loop-mounted ext4 volume). Ours
 /// must never escape; a deliberately naive resolver under the same harness must, which proves the
 /// harness can see an escape. Counts are printed for the report.
 @Suite("Rename-exchange races", .serialized, .requiresRealVolumes)
@@ -199,7 +199,7 @@ struct RaceTests {
         }
     }
 
-    @Test("creating, mkdirAll and removeAll while the directory is exchanged with a link out: nothing outside changes")
+    @Test("creating, createDirectory(withIntermediateDirectories:) and removeAll while the directory is exchanged with a link out: nothing outside changes")
     func creationRaces() throws {
         try LoopVolume.withVolume(.ext4) { volume in
             let (rootPath, outside) = try makeTree(volume)
@@ -230,7 +230,7 @@ struct RaceTests {
                 let swaps = swapper.stop()
                 let after = snapshot(outside)
                 print(
-                    "race create/mkdirAll/removeAll [\(backend)]: \(created) files, \(made) mkdirAll, \(removed) removeAll, "
+                    "race create/mkdir -p/removeAll [\(backend)]: \(created) files, \(made) mkdir -p, \(removed) removeAll, "
                         + "\(refused) refused; \(swaps) swaps; outside changed: \(after != before)")
                 #expect(after == before, "outside changed: \(Set(after).symmetricDifference(before).sorted().prefix(10))")
                 #expect(swaps > 0)
@@ -268,7 +268,7 @@ struct RaceTests {
         }
     }
 
-    @Test("concurrent mkdirAll of one deep path and concurrent removeAll of one tree never fail spuriously")
+    @Test("concurrent createDirectory(withIntermediateDirectories:) of one deep path and concurrent removeAll of one tree never fail spuriously")
     func concurrentTrees() async throws {
         let base = try TreeFixture.scratch("concurrent")
         defer { try? FileManager.default.removeItem(atPath: base) }
@@ -282,7 +282,7 @@ struct RaceTests {
                             let root = try Directory(opening: FilePath(base))
                             _ = try root.createDirectory(FilePath(deep), withIntermediateDirectories: true)
                             for sibling in 0..<20 { _ = try? root.createFile(FilePath("d0/s\(sibling)")) }
-                        } catch { failures.add("mkdirAll round \(round): \(error)") }
+                        } catch { failures.add("mkdir -p round \(round): \(error)") }
                     }
                 }
             }

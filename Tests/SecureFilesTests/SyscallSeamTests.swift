@@ -17,7 +17,7 @@ final class SyscallSeamTests {
 
     @Test("calls are recorded in order with descriptor, path bytes and outcome")
     func recordsInOrder() throws {
-        let trace = SyscallTrace()
+        let trace = AuditLog(level: .calls)
         try SyscallSeam.$observer.withValue(trace) {
             let dir = try OwnedDescriptor.open(directory, options: [.directory])
             let file = try OwnedDescriptor.open("file", relativeTo: dir)
@@ -28,13 +28,13 @@ final class SyscallSeamTests {
         let names = trace.calls.map(\.name)
         #expect(names == ["openat", "openat", "statx", "close", "close"])
         #expect(trace.calls[1].path == Array("file".utf8))
-        #expect(trace.calls[1].descriptor == (trace.entries[0].outcome.returnedValue.map(CInt.init)))
-        #expect(trace.entries.allSatisfy { if case .returned = $0.outcome { return true } else { return false } })
+        #expect(trace.calls[1].descriptor == (trace.effects[0].outcome.returnedValue.map(CInt.init)))
+        #expect(trace.effects.allSatisfy { if case .returned = $0.outcome { return true } else { return false } })
     }
 
     @Test("an injected errno fails the call without making it, and the error names call, errno and path")
     func injection() throws {
-        let trace = SyscallTrace(faults: [SyscallFault(call: "openat", pathSuffix: Array("file".utf8), errno: .ioError)])
+        let trace = AuditLog(level: .calls, faults: [SyscallFault(call: "openat", pathSuffix: Array("file".utf8), errno: .ioError)])
         let error = try #require(throws: FileSystemError.self) {
             try SyscallSeam.$observer.withValue(trace) {
                 _ = try OwnedDescriptor.open(directory.appending("file"))
@@ -44,13 +44,13 @@ final class SyscallSeamTests {
         #expect(error.syscall == "openat")
         #expect(error.path == directory.appending("file"))
         #expect(error.code == .io)
-        #expect(trace.entries.last?.outcome == .injected(.ioError))
+        #expect(trace.effects.last?.outcome == .injected(.ioError))
         #expect(String(describing: error).contains("'openat' failed on"))
     }
 
     @Test("a fault limited to n times fails exactly n calls")
     func limitedFault() throws {
-        let trace = SyscallTrace(faults: [SyscallFault(call: "statx", errno: .resourceTemporarilyUnavailable, times: 2)])
+        let trace = AuditLog(level: .calls, faults: [SyscallFault(call: "statx", errno: .resourceTemporarilyUnavailable, times: 2)])
         let results = SyscallSeam.$observer.withValue(trace) {
             (0..<4).map { _ in Result { () throws(FileSystemError) in try FileStatus(path: directory) } }
         }
@@ -59,7 +59,7 @@ final class SyscallSeamTests {
 
     @Test("observers are scoped to the task: a sibling task sees nothing")
     func scoped() async throws {
-        let trace = SyscallTrace()
+        let trace = AuditLog(level: .calls)
         let path = directory
         await withTaskGroup(of: Void.self) { group in
             group.addTask { SyscallSeam.$observer.withValue(trace) { _ = try? FileStatus(path: path) } }
@@ -70,7 +70,7 @@ final class SyscallSeamTests {
 
     @Test("library calls (libblkid) pass through the seam too")
     func external() {
-        let trace = SyscallTrace(faults: [SyscallFault(call: "blkid_do_safeprobe", errno: .permissionDenied)])
+        let trace = AuditLog(level: .calls, faults: [SyscallFault(call: "blkid_do_safeprobe", errno: .permissionDenied)])
         var ran = false
         let result = SyscallSeam.$observer.withValue(trace) {
             SyscallSeam.external("blkid_do_safeprobe", path: "/dev/null") {
@@ -109,7 +109,7 @@ final class SyscallSeamTests {
     func nonUTF8() throws {
         let name: [UInt8] = [0x66, 0xFF, 0x0A, 0x67]  // "f\xff\ng"
         let path = FilePath(platformString: (pathBytesOf(directory) + [0x2F] + name).map { CChar(bitPattern: $0) } + [0])
-        let trace = SyscallTrace()
+        let trace = AuditLog(level: .calls)
         let error = try #require(throws: FileSystemError.self) {
             try SyscallSeam.$observer.withValue(trace) { _ = try FileStatus(path: path) }
         }

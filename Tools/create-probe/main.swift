@@ -21,7 +21,7 @@ import SystemPackage
 #endif
 
 func line(_ role: String, _ path: String) throws {
-    let trace = SyscallTrace()
+    let trace = AuditLog(level: .calls)
     let bookmark = try SyscallSeam.$observer.withValue(trace) { () throws -> Bookmark in
         try Bookmark.create(for: FilePath(path))
     }
@@ -52,7 +52,7 @@ func forkScenario(_ directory: String) throws {
     let child = fork()
     check(child >= 0, "fork")
     if child == 0 {
-        let trace = SyscallTrace()
+        let trace = AuditLog(level: .calls)
         do {
             try SyscallSeam.$observer.withValue(trace) { try line("child", target) }
         } catch { _exit(2) }

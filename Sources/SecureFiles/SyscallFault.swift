@@ -4,7 +4,7 @@ import SystemPackage
 /// A rule that makes matching calls fail with a chosen errno, for tests.
 ///
 /// ```swift
-/// let trace = SyscallTrace(faults: [SyscallFault(call: "ioctl(FS_IOC_GETFSUUID)", errno: .permissionDenied)])
+/// let log = AuditLog(level: .calls, faults: [SyscallFault(call: "ioctl(FS_IOC_GETFSUUID)", errno: .permissionDenied)])
 /// ```
 public struct SyscallFault: Sendable {
     /// The call name to match (``SyscallCall/name``), or `nil` for every call.
@@ -57,63 +57,9 @@ public struct SyscallFault: Sendable {
     }
 }
 
-/// Records every call that passes through ``SyscallSeam`` in order, and injects ``SyscallFault``s.
-///
-/// Scope it to a task with `SyscallSeam.$observer.withValue(trace) { … }`. The recorded sequence is
-/// deterministic for deterministic code: one entry per call, in the order the calls were made.
-public final class SyscallTrace: SyscallObserver {
-    /// One recorded call and its outcome.
-    public struct Entry: Sendable, Hashable, CustomStringConvertible {
-        /// The call.
-        public var call: SyscallCall
-        /// Its outcome.
-        public var outcome: SyscallOutcome
-        /// `call = outcome`.
-        public var description: String {
-            switch outcome {
-            case .returned(let value): return "\(call) = \(value)"
-            case .failed(let errno): return "\(call) = -1 \(errno)"
-            case .injected(let errno): return "\(call) = -1 \(errno) (injected)"
-            }
-        }
-    }
-
-    private struct State {
-        var entries: [Entry] = []
-        var faults: [SyscallFault]
-    }
-    private let state: Mutex<State>
-
-    /// Creates a trace that injects `faults` (first matching rule wins).
-    public init(faults: [SyscallFault] = []) {
-        state = Mutex(State(faults: faults))
-    }
-
-    /// Every recorded call, in order.
-    public var entries: [Entry] { state.withLock { $0.entries } }
-
-    /// The calls alone, in order.
-    public var calls: [SyscallCall] { entries.map(\.call) }
-
-    /// Adds a fault rule for calls made from now on.
-    public func inject(_ fault: SyscallFault) {
-        state.withLock { $0.faults.append(fault) }
-    }
-
-    /// Part of ``SyscallObserver``.
-    public func fault(for call: SyscallCall) -> Errno? {
-        state.withLock { $0.faults.consumeFault(for: call) }
-    }
-
-    /// Part of ``SyscallObserver``.
-    public func record(_ call: SyscallCall, outcome: SyscallOutcome) {
-        state.withLock { $0.entries.append(Entry(call: call, outcome: outcome)) }
-    }
-}
-
 extension Array where Element == SyscallFault {
     /// The errno of the first rule matching `call`, counting down (and dropping) a rule limited to
-    /// a number of calls. Shared by ``SyscallTrace`` and ``AuditLog``.
+    /// a number of calls.
     mutating func consumeFault(for call: SyscallCall) -> Errno? {
         guard let index = firstIndex(where: { $0.matches(call) }) else { return nil }
         let errno = self[index].errno
