@@ -55,6 +55,7 @@ let package = Package(
             name: "BookmarkKit",
             dependencies: [
                 "BookmarkFormat",
+                "SecureFiles",
                 "FileIdentity",
                 "SecureFiles",
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -68,6 +69,7 @@ let package = Package(
             dependencies: [
                 "BookmarkKit",
                 "BookmarkFormat",
+                "SecureFiles",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

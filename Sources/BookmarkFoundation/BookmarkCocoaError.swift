@@ -1,6 +1,7 @@
 #if os(Linux)
     import BookmarkKit
     import Foundation
+    import SecureFiles
     import SystemPackage
 
     /// Which of Apple's calls failed: the same `BookmarkError` code maps to a different Cocoa code
@@ -72,7 +73,7 @@
     /// (`file:///tmp/caf%E9.txt`): the URL keeps the exact bytes and this module reads them back, but
     /// Foundation's own `path` and `withUnsafeFileSystemRepresentation` are empty for it.
     func fileURL(path: FilePath, isDirectory: Bool) -> URL {
-        fileURL(bytes: path.withPlatformString { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }, isDirectory: isDirectory)
+        fileURL(bytes: PathBytes(path).bytes, isDirectory: isDirectory)
     }
 
     /// See ``fileURL(path:isDirectory:)``.

@@ -2,6 +2,7 @@
     import BookmarkFormat
     import BookmarkKit
     import Foundation
+    import SecureFiles
     import SystemPackage
 
     extension URL {
@@ -142,7 +143,7 @@
     func fileSystemPath(of url: URL) -> FilePath? {
         guard url.isFileURL else { return nil }
         guard let bytes = percentDecoded(url.absoluteURL.path(percentEncoded: true)), !bytes.isEmpty else { return nil }
-        return filePath(bytes: bytes)
+        return PathBytes(bytes).filePath
     }
 
     /// `%XX` sequences replaced by their bytes; `nil` when a sequence is malformed.
@@ -169,17 +170,6 @@
         }
     }
 
-    /// A `FilePath` holding exactly `bytes`.
-    func filePath(bytes: [UInt8]) -> FilePath {
-        (bytes.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { FilePath(platformString: $0.baseAddress!) }
-    }
-
-    /// The bytes of a `FilePath`.
-    func pathBytes(_ path: FilePath) -> [UInt8] {
-        path.withPlatformString { chars in
-            Array(UnsafeBufferPointer(start: chars, count: strlen(chars))).map { UInt8(bitPattern: $0) }
-        }
-    }
 
     /// The base directory for a relative bookmark: the URL itself when it has a directory path, else
     /// the folder holding it (a document).

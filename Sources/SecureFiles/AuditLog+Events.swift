@@ -115,9 +115,9 @@ public enum SecurityViolation: Sendable, Hashable, CustomStringConvertible {
         case .notRegular(let kind): return "not a regular file (\(kind.rawValue))"
         case .linkCount(let count): return "\(count) hard links where 1 is required"
         case .caseCollision(let existing, let requested):
-            return "'\(escapedBytes(requested))' folds to the existing name '\(escapedBytes(existing))'"
+            return "'\(PathBytes.escape(requested))' folds to the existing name '\(PathBytes.escape(existing))'"
         case .identityChanged: return "the object changed between two steps (concurrent rename)"
-        case .invalidName(let name): return "'\(escapedBytes(name))' is not a single file name"
+        case .invalidName(let name): return "'\(PathBytes.escape(name))' is not a single file name"
         case .modeOutOfRange(let mode): return "mode 0o\(String(mode, radix: 8)) is outside what is allowed"
         }
     }
@@ -153,12 +153,12 @@ public enum PolicyEvent: Sendable, Hashable, CustomStringConvertible {
     /// Human-readable text.
     public var description: String {
         switch self {
-        case .rejected(let violation, let path): return "rejected '\(escapedBytes(path))': \(violation)"
-        case .retriedEAGAIN(let attempt, let path): return "retried EAGAIN #\(attempt) for '\(escapedBytes(path))'"
+        case .rejected(let violation, let path): return "rejected '\(PathBytes.escape(path))': \(violation)"
+        case .retriedEAGAIN(let attempt, let path): return "retried EAGAIN #\(attempt) for '\(PathBytes.escape(path))'"
         case .fellBack(let errno): return "openat2 unavailable (\(errno)): component walker used"
         case .temporaryNameFallback(let errno): return "O_TMPFILE unavailable (\(errno)): random temporary name used"
         case .caseFoldingDetected(let folds, let method): return "directory \(folds ? "folds" : "does not fold") case (\(method))"
-        case .created(let path, let identity): return "created '\(escapedBytes(path))' \(identity)"
+        case .created(let path, let identity): return "created '\(PathBytes.escape(path))' \(identity)"
         }
     }
 }
@@ -217,7 +217,7 @@ public enum AuditEvent: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .intent(let intent):
             let details = intent.details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-            return "intent \(intent.operation)('\(escapedBytes(intent.path))'\(details.isEmpty ? "" : ", " + details.joined(separator: ", ")))"
+            return "intent \(intent.operation)('\(PathBytes.escape(intent.path))'\(details.isEmpty ? "" : ", " + details.joined(separator: ", ")))"
         case .effect(let effect): return "effect \(effect)"
         case .policy(let event): return "policy \(event)"
         }

@@ -68,7 +68,7 @@ enum JSONLine {
     }
 
     static func name(_ key: String, _ bytes: [UInt8]) -> [(String, String)] {
-        [(key, string(escapedBytes(bytes))), (key + "Hex", string(bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()))]
+        [(key, string(PathBytes.escape(bytes))), (key + "Hex", string(bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()))]
     }
 
     static func object(_ identity: ObjectIdentity) -> String {

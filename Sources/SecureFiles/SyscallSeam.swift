@@ -55,7 +55,7 @@ public struct SyscallCall: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var parts: [String] = []
         if let descriptor { parts.append(descriptor == -100 ? "AT_FDCWD" : String(descriptor)) }
-        if let path { parts.append("\"" + escapedBytes(path) + "\"") }
+        if let path { parts.append("\"" + PathBytes.escape(path) + "\"") }
         if let flags {
             let names = flagNames
             parts.append(names.isEmpty ? "0x" + String(flags, radix: 16) : names.joined(separator: "|"))
@@ -63,7 +63,7 @@ public struct SyscallCall: Sendable, Hashable, CustomStringConvertible {
         if let mode { parts.append("0o" + String(mode, radix: 8)) }
         if let resolve { parts.append(resolveNames.joined(separator: "|")) }
         if let secondDescriptor { parts.append(secondDescriptor == -100 ? "AT_FDCWD" : String(secondDescriptor)) }
-        if let secondPath { parts.append("\"" + escapedBytes(secondPath) + "\"") }
+        if let secondPath { parts.append("\"" + PathBytes.escape(secondPath) + "\"") }
         return "\(name)(\(parts.joined(separator: ", ")))"
     }
 }
@@ -154,7 +154,7 @@ public enum SyscallSeam {
     /// - Returns: `nil` on success, or the errno (real or injected).
     public static func external(_ name: String, path: FilePath? = nil, _ body: () -> Errno?) -> Errno? {
         let observer = SyscallSeam.observer
-        let call = SyscallCall(name: name, path: path.map(pathBytes))
+        let call = SyscallCall(name: name, path: path.map { PathBytes($0).bytes })
         if let observer, let injected = observer.fault(for: call) {
             observer.record(call, outcome: .injected(injected))
             return injected
@@ -238,11 +238,3 @@ func cStringBytes(_ pointer: UnsafePointer<CChar>) -> [UInt8] {
     // One strlen and one copy (an append per byte profiled at several thousand instructions per path).
     Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(pointer), count: strlen(pointer)))
 }
-
-/// The raw bytes of a path (lossless for non-UTF-8 names). Being replaced by ``PathBytes``.
-public func pathBytes(_ path: FilePath) -> [UInt8] {
-    path.withPlatformString { cStringBytes($0) }
-}
-
-/// Renders bytes as text for a person (see ``PathBytes/escaped``). Being replaced by ``PathBytes``.
-public func escapedBytes(_ bytes: [UInt8]) -> String { PathBytes.escape(bytes) }
