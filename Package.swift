@@ -55,7 +55,6 @@ let package = Package(
             name: "BookmarkKit",
             dependencies: [
                 "BookmarkFormat",
-                "SecureFiles",
                 "FileIdentity",
                 "SecureFiles",
                 .product(name: "SystemPackage", package: "swift-system"),

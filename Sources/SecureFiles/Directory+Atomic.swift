@@ -201,6 +201,10 @@ extension Directory {
     /// Renames `source` to `destination` (in this root, or in `destinationRoot`) with `renameat2`.
     ///
     /// - Parameters:
+    ///   - source: The entry to rename, beneath this root.
+    ///   - destination: Its new name, beneath `destinationRoot` (or this root).
+    ///   - destinationRoot: Another root to move the entry into, on the same file system; `nil`
+    ///     for this one.
     ///   - mode: ``RenameMode/replace``, ``RenameMode/noReplace`` or ``RenameMode/exchange``.
     /// - Throws: ``FileSystemError``: `EEXIST` (no-replace onto anything, a dangling symlink
     ///   included), `ENOENT` (exchange with a missing peer), `EINVAL` where the file system lacks

@@ -15,7 +15,7 @@ extension Directory {
     ///     ``ResolutionPolicy/Scope/inRoot`` they are clamped to the root.
     ///   - options: Access mode and flags (`O_CLOEXEC` is always added). ``OwnedDescriptor/OpenOptions/noFollow``
     ///     refuses a trailing symlink (`ELOOP`), or with ``OwnedDescriptor/OpenOptions/pathOnly`` opens the
-    ///     link itself. Creation flags are refused (`EINVAL`): use ``createFile(_:permissions:options:)``.
+    ///     link itself. Creation flags are refused (`EINVAL`): use ``createFile(_:permissions:readable:)``.
     ///   - policy: Overrides the root's policy for this call.
     /// - Returns: The opened descriptor.
     /// - Throws: ``FileSystemError`` from `openat2` (or from the walker's `openat`), with
