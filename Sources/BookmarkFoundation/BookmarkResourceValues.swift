@@ -14,7 +14,7 @@
     /// through `Mirror`, size and alignment, and a round trip of a value set through a public
     /// setter); only when it holds are the other values (path, sizes, flags, volume values) written
     /// into that storage. When it does not hold, only the settable properties are filled.
-    public enum BookmarkResourceValues {
+    package enum BookmarkResourceValues {
         /// The mirror of `URLResourceValues`' stored properties, in their order.
         private struct Storage {
             var values: [URLResourceKey: Any]
@@ -22,7 +22,7 @@
         }
 
         /// Whether every key can be returned (the layout check passed), not only the settable ones.
-        public static let canFillAllKeys: Bool = {
+        package static let canFillAllKeys: Bool = {
             guard MemoryLayout<URLResourceValues>.size == MemoryLayout<Storage>.size,
                 MemoryLayout<URLResourceValues>.alignment == MemoryLayout<Storage>.alignment,
                 MemoryLayout<URLResourceValues>.stride == MemoryLayout<Storage>.stride

@@ -118,7 +118,7 @@
         /// dates, hidden, …); the others (path, sizes, flags, volume values) are filled through
         /// `URLResourceValues`' storage after a run-time check of its layout. If that check ever fails
         /// (a future Foundation), only the settable properties are returned; see
-        /// ``BookmarkResourceValues/canFillAllKeys``.
+        /// `BookmarkResourceValues.canFillAllKeys`.
         ///
         /// - Parameters:
         ///   - keys: The resource keys wanted.

@@ -6,7 +6,7 @@ import SystemPackage
 
 /// The extended attribute that carries Finder info on Linux (`com.apple.FinderInfo` on macOS;
 /// Linux only lets unprivileged users write the `user.` namespace).
-public let finderInfoAttribute = "user.com.apple.FinderInfo"
+package let finderInfoAttribute = "user.com.apple.FinderInfo"
 
 /// What writing an alias file did.
 public struct AliasFileWrite: Sendable, Hashable {

@@ -17,17 +17,6 @@ public struct OpenedBookmark: Sendable {
     public let attempts: Int
 }
 
-/// A bookmarked directory, resolved and opened as a `Directory` root to work beneath.
-public struct OpenedDirectoryBookmark: Sendable {
-    /// The directory, held by descriptor: it keeps naming the same directory when that directory
-    /// is renamed or moved, and paths given to it are resolved beneath it by its policy.
-    public let directory: Directory
-    /// The resolution whose object ``directory`` is.
-    public let resolution: Resolution
-    /// How many resolutions it took.
-    public let attempts: Int
-}
-
 extension Bookmark {
     /// Resolves the bookmark and opens the object it finds, verified to be that object.
     ///
@@ -72,16 +61,15 @@ extension Bookmark {
     /// The root is held by descriptor: after the directory is renamed or moved, paths given to it
     /// still resolve beneath it, and by `policy` (escapes are errors by default).
     ///
-    /// - Throws: ``BookmarkError``: as ``open(_:resolving:volumes:attempts:)``; `fileSystem`
-    ///   (`ENOTDIR`) when the bookmarked object is not a directory.
+    /// - Returns: The directory, as a root, and the resolution it belongs to.
+    /// - Throws: ``BookmarkError``: as ``open(_:resolving:volumes:attempts:)``; `objectChanged`
+    ///   when the bookmarked object is not a directory (nothing that is not one is ever opened).
     public func openDirectory(
         policy: ResolutionPolicy = .beneath, resolving: ResolutionOptions = ResolutionOptions(),
         volumes: MountedVolumes? = nil, attempts: Int = 3
-    ) throws(BookmarkError) -> OpenedDirectoryBookmark {
+    ) throws(BookmarkError) -> (directory: Directory, resolution: Resolution) {
         let opened = try open([.pathOnly, .directory], resolving: resolving, volumes: volumes, attempts: attempts)
-        return OpenedDirectoryBookmark(
-            directory: Directory(adopting: opened.descriptor, policy: policy), resolution: opened.resolution,
-            attempts: opened.attempts)
+        return (Directory(adopting: opened.descriptor, policy: policy), opened.resolution)
     }
 
     /// The recorded path, for errors raised before a resolution has one.

@@ -19,9 +19,9 @@ import SystemPackage
 /// process may use it, then a bounded search of the volume (see Docs/RESOLUTION.md).
 public struct FileReferenceURL: Sendable, Hashable, CustomStringConvertible {
     /// The path prefix that marks a file-reference URL (Apple's `FILE_ID_PREAMBLE`).
-    public static let pathPrefix = "/.file/id="
+    package static let pathPrefix = "/.file/id="
     /// The URL prefix.
-    public static let prefix = "file://" + pathPrefix
+    package static let prefix = "file://" + pathPrefix
 
     /// The mount the object was on: its unique id. On kernels before 6.8, which have no unique
     /// ids, the reusable `MountID` stands in for it; the text form does not say
@@ -36,7 +36,7 @@ public struct FileReferenceURL: Sendable, Hashable, CustomStringConvertible {
     public var isDirectory: Bool
 
     /// Creates a reference from its parts.
-    public init(mountID: UniqueMountID, inode: UInt64, generation: UInt32?, isDirectory: Bool) {
+    package init(mountID: UniqueMountID, inode: UInt64, generation: UInt32?, isDirectory: Bool) {
         self.mountID = mountID
         self.inode = inode
         self.generation = generation

@@ -22,7 +22,7 @@ public enum MatchKind: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// Something recorded in a bookmark that differs from what resolution found.
-public enum Change: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+public enum Change: String, Sendable, Hashable, Codable, CaseIterable {
     /// The full path differs.
     case path
     /// The last component differs.
@@ -36,9 +36,9 @@ public enum Change: String, Sendable, Hashable, Codable, CaseIterable, Comparabl
     /// The volume's name (label) differs.
     case volumeName
 
-    /// Declaration order.
-    public static func < (lhs: Change, rhs: Change) -> Bool {
-        allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0
+    /// The changes in declaration order (how the CLI and the docs list them).
+    package static func ordered(_ changes: Set<Change>) -> [Change] {
+        allCases.filter(changes.contains)
     }
 }
 

@@ -55,9 +55,9 @@ public enum SignedBookmark {
     /// parsers show it as one more resource value; it is ours, not Apple's sandbox extension.
     public static let signatureKey = BookmarkKey.string(ByteString(LinuxKeys.prefix + "signature.hmac-sha256"))
     /// The size of the signature.
-    public static let signatureSize = 32
+    package static let signatureSize = 32
     /// The file name of an application's key under `$XDG_DATA_HOME/<application id>/`.
-    public static let keyFileName = "bookmark-signing.key"
+    package static let keyFileName = "bookmark-signing.key"
 }
 
 /// A per-application key that signs bookmark data (HMAC-SHA256) and verifies it.

@@ -7,26 +7,26 @@ import SystemPackage
 #endif
 
 /// What libblkid says about a block device.
-public struct BlockDeviceInfo: Sendable, Hashable, Codable {
+package struct BlockDeviceInfo: Sendable, Hashable, Codable {
     /// The device node, such as `/dev/loop3`.
-    public var device: String
+    package var device: String
     /// The file system UUID (`UUID` tag), as libblkid spells it.
-    public var uuid: String?
+    package var uuid: String?
     /// The label (`LABEL` tag).
-    public var label: String?
+    package var label: String?
     /// The file system type (`TYPE` tag).
-    public var type: String?
+    package var type: String?
     /// The partition UUID, when the device is a partition.
-    public var partitionUUID: String?
+    package var partitionUUID: String?
     /// `true` when the values were read from the device now; `false` when they came from
     /// libblkid's cache (`/run/blkid/blkid.tab`) because the device could not be opened.
-    public var verified: Bool
+    package var verified: Bool
 }
 
 /// libblkid, used only as an enrichment: probing needs read access to the device node (root or
 /// group `disk`), and even root gets `EPERM` on some machines. Every call passes through
 /// `SyscallSeam.external(_:path:_:)` so it is traced and can be failed by injection.
-public enum BlockDeviceProbe {
+package enum BlockDeviceProbe {
     /// Probes `device` for its superblock.
     ///
     /// - Returns: What the superblock says, or a ``FileIdentityError``:
@@ -34,7 +34,7 @@ public enum BlockDeviceProbe {
     ///   cause names `blkid_do_safeprobe` with the errno libblkid left, such as `EACCES`), or
     ///   ``FileIdentityError/Code/unrecognizedDevice`` when libblkid finds no single file system
     ///   on it (none, or several conflicting signatures).
-    public static func probe(device: FilePath) -> Result<BlockDeviceInfo, FileIdentityError> {
+    package static func probe(device: FilePath) -> Result<BlockDeviceInfo, FileIdentityError> {
         var info: BlockDeviceInfo?
         var unrecognized: String?
         let failure = SyscallSeam.external("blkid_do_safeprobe", path: device) { () -> Errno? in
@@ -88,7 +88,7 @@ public enum BlockDeviceProbe {
     }
 
     /// The probe when the device can be read, else libblkid's cached values flagged unverified.
-    public static func info(device: FilePath) -> BlockDeviceInfo? {
+    package static func info(device: FilePath) -> BlockDeviceInfo? {
         switch probe(device: device) {
         case .success(let info): return info
         case .failure(let error) where error.cause?.code == .permissionDenied: return cached(device: device)
@@ -98,7 +98,7 @@ public enum BlockDeviceProbe {
 
     /// libblkid's cached tags for `device` (`blkid_get_tag_value` with the default cache), flagged
     /// unverified. libblkid returns cache data when it lacks permission to re-read the device.
-    public static func cached(device: FilePath) -> BlockDeviceInfo? {
+    package static func cached(device: FilePath) -> BlockDeviceInfo? {
         var info: BlockDeviceInfo?
         _ = SyscallSeam.external("blkid_get_tag_value", path: device) { () -> Errno? in
             var cache: blkid_cache?
@@ -121,7 +121,7 @@ public enum BlockDeviceProbe {
 
     /// The device node libblkid knows for a UUID (`blkid_evaluate_tag`: udev symlinks first, then
     /// its cache and a scan of readable devices), or `nil`.
-    public static func device(forUUID uuid: String) -> FilePath? {
+    package static func device(forUUID uuid: String) -> FilePath? {
         var found: FilePath?
         _ = SyscallSeam.external("blkid_evaluate_tag", path: nil) { () -> Errno? in
             var cache: blkid_cache?
@@ -137,7 +137,7 @@ public enum BlockDeviceProbe {
 
     /// The device node of a block device number (`blkid_devno_to_devname`), or `nil` for anonymous
     /// devices (btrfs, tmpfs, overlayfs, NFS).
-    public static func deviceName(for number: DeviceNumber) -> FilePath? {
+    package static func deviceName(for number: DeviceNumber) -> FilePath? {
         guard number.major != 0 else { return nil }
         var found: FilePath?
         _ = SyscallSeam.external("blkid_devno_to_devname", path: nil) { () -> Errno? in
@@ -153,7 +153,7 @@ public enum BlockDeviceProbe {
 
     /// The attached block devices with data (`/proc/partitions`, size > 0), as `/dev/NAME` paths.
     /// Unattached loop devices (size 0) are left out.
-    public static func attachedDevices() -> [FilePath] {
+    package static func attachedDevices() -> [FilePath] {
         guard let bytes = try? Directory.current.readFile("/proc/partitions") else {
             return []
         }

@@ -126,7 +126,7 @@ extension FileID {
     ///   another inode: then use the open-based ``identify(_:followSymlinks:volumes:)``.
     /// - Throws: ``FileIdentityError`` (``FileIdentityError/Code/fileSystem``) whose cause names
     ///   `statx` when the path cannot be examined (`ENOENT`, …).
-    public static func identifyWithoutOpening(
+    package static func identifyWithoutOpening(
         _ path: [UInt8], followSymlinks: Bool = true, volumes: MountedVolumes
     ) throws(FileIdentityError) -> FileID? {
         switch lookUpWithoutOpening(path, followSymlinks: followSymlinks, volumes: volumes) {

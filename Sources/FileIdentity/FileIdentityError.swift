@@ -23,7 +23,7 @@ public struct FileIdentityError: Error, Sendable, Hashable, CustomStringConverti
         /// unmounted after the object was opened, or the descriptor came from another mount namespace.
         public static let notInMountTable = Code("notInMountTable")
         /// libblkid finds no single file system on a block device: none, or several conflicting
-        /// signatures (``BlockDeviceProbe/probe(device:)``).
+        /// signatures (`BlockDeviceProbe.probe(device:)`).
         public static let unrecognizedDevice = Code("unrecognizedDevice")
 
         /// The name, for descriptions.

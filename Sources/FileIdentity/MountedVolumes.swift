@@ -42,7 +42,7 @@ public final class MountedVolumes: Sendable {
     }
 
     /// The volume of a mount entry, identified once and cached.
-    public func volume(of entry: MountEntry, descriptor: OwnedDescriptor? = nil) -> Volume {
+    package func volume(of entry: MountEntry, descriptor: OwnedDescriptor? = nil) -> Volume {
         if let known = cache.withLock({ $0[entry.mountID] }) { return known }
         let volume = Volume.identify(entry, descriptor: descriptor, touchNetwork: touchNetwork)
         cache.withLock { $0[entry.mountID] = volume }
@@ -57,7 +57,7 @@ public final class MountedVolumes: Sendable {
     ///   cannot be examined.
     ///
     /// Implementation details: one `statx` of the mount point per mount.
-    public func mountPointBirthTime(of volume: Volume) -> Timestamp? {
+    package func mountPointBirthTime(of volume: Volume) -> Timestamp? {
         if let known = mountPointBirths.withLock({ $0[volume.mountID] }) { return known }
         let birth = (try? FileStatus(path: volume.mountPointPath))?.birthTime
         mountPointBirths.withLock { $0[volume.mountID] = birth }

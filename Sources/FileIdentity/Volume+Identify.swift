@@ -11,7 +11,7 @@ extension Volume {
     ///   - touchNetwork: Whether network file systems may be opened (they may block). Default `false`.
     ///
     /// Never throws: a volume that cannot be asked still gets an identity from its source and type.
-    public static func identify(
+    package static func identify(
         _ entry: MountEntry, descriptor: OwnedDescriptor? = nil, touchNetwork: Bool = false
     ) -> Volume {
         Audit.intent("Volume.identify", [], ["mountID": entry.mountID.description, "fsType": entry.fsType])

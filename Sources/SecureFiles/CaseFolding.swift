@@ -8,7 +8,7 @@ import SystemPackage
 // MARK: - Detecting case-folding directories, refusing collisions, on-disk spelling
 
 /// How a directory's case folding was determined.
-public enum CaseFoldingMethod: String, Sendable, Hashable {
+package enum CaseFoldingMethod: String, Sendable, Hashable {
     /// The directory's `FS_CASEFOLD_FL` inode flag (ext4, f2fs, tmpfs).
     case casefoldFlag
     /// The inode flags were readable and the file system folds only flagged directories.

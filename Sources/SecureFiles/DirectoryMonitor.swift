@@ -30,7 +30,7 @@ import SystemPackage
 /// `/proc/self/mountinfo` when made; `inotify_add_watch` then `statx` per watched directory;
 /// `poll` with a zero timeout per check, then `read` only when something is queued. All through
 /// ``SyscallSeam``.
-public final class DirectoryMonitor: Sendable {
+package final class DirectoryMonitor: Sendable {
     /// The inotify instance.
     private let queue: CInt
     /// `/proc/self/mountinfo`, opened once: its poll state is per open file.
@@ -46,7 +46,7 @@ public final class DirectoryMonitor: Sendable {
     ///
     /// - Throws: ``FileSystemError`` naming `inotify_init1` (`EMFILE` when the per-user instance
     ///   limit is reached) or `openat`.
-    public init() throws(FileSystemError) {
+    package init() throws(FileSystemError) {
         switch Sys.inotifyInit1(CInt(IN_NONBLOCK | IN_CLOEXEC)) {
         case .success(let fd): queue = fd
         case .failure(let errno): throw FileSystemError(syscall: "inotify_init1", errno: errno, path: nil)
@@ -78,7 +78,7 @@ public final class DirectoryMonitor: Sendable {
     /// - Throws: ``FileSystemError`` naming `inotify_add_watch` (`ENOSPC` at the per-user watch
     ///   limit, `EACCES` without read permission on the directory, `ENOTDIR` for anything that is
     ///   not a directory, a symlink included) or `statx`.
-    public func watchDirectory(_ path: [UInt8]) throws(FileSystemError) -> WatchedDirectory {
+    package func watchDirectory(_ path: [UInt8]) throws(FileSystemError) -> WatchedDirectory {
         var raw = cls_statx()
         let queue = queue
         let result: Result<CInt, Errno> = withCPath(path) { cPath in
@@ -99,7 +99,7 @@ public final class DirectoryMonitor: Sendable {
     }
 
     /// Removes a watch. Its `IN_IGNORED` event follows in ``changes()``.
-    public func unwatch(_ watch: Int32) {
+    package func unwatch(_ watch: Int32) {
         _ = Sys.inotifyRmWatch(queue, watch)
     }
 
@@ -108,7 +108,7 @@ public final class DirectoryMonitor: Sendable {
     ///
     /// - Throws: ``FileSystemError`` naming `poll` or `read`; the caller should then stop trusting
     ///   what it cached.
-    public func changes() throws(FileSystemError) -> DirectoryChanges {
+    package func changes() throws(FileSystemError) -> DirectoryChanges {
         // On the stack: this runs once per bookmark creation.
         let (polled, queueEvents, tableEvents) = withUnsafeTemporaryAllocation(of: pollfd.self, capacity: 2) {
             fds -> (Result<CInt, Errno>, Int16, Int16) in
@@ -159,40 +159,40 @@ public final class DirectoryMonitor: Sendable {
 }
 
 /// A directory ``DirectoryMonitor/watchDirectory(_:)`` watched, and what `statx` said it was.
-public struct WatchedDirectory: Sendable, Hashable {
+package struct WatchedDirectory: Sendable, Hashable {
     /// The inotify watch descriptor (the same for every path to the same inode).
-    public var watch: Int32
+    package var watch: Int32
     /// The inode number.
-    public var inode: UInt64
+    package var inode: UInt64
     /// The reusable mount id (`/proc/self/mountinfo`'s first field) of the mount it was found on.
-    public var mountID: MountID
+    package var mountID: MountID
     /// Whether it is a directory (`false` only if something else was swapped in after the watch).
-    public var isDirectory: Bool
+    package var isDirectory: Bool
 }
 
 /// What a ``DirectoryMonitor`` saw since it was last asked.
-public struct DirectoryChanges: Sendable, Hashable {
+package struct DirectoryChanges: Sendable, Hashable {
     /// The queued events, oldest first.
-    public var events: [DirectoryEvent] = []
+    package var events: [DirectoryEvent] = []
     /// Whether the mount table changed (a mount, an unmount, a move, a propagation).
-    public var mountTableChanged = false
+    package var mountTableChanged = false
 }
 
 /// One inotify event on a watched directory.
-public struct DirectoryEvent: Sendable, Hashable {
+package struct DirectoryEvent: Sendable, Hashable {
     /// The watch it arrived on (-1 for a queue overflow).
-    public var watch: Int32
+    package var watch: Int32
     /// The `IN_*` bits.
-    public var mask: UInt32
+    package var mask: UInt32
     /// Whether it concerns an entry inside the directory (it carried a name) rather than the
     /// directory itself.
-    public var isAboutChild: Bool
+    package var isAboutChild: Bool
 
     /// Whether a path through the watched directory may now name another inode: the directory was
     /// moved, removed or unmounted, or lost its watch; a subdirectory of it was removed, or a
     /// directory was renamed into it (possibly over one); or events were lost (`IN_Q_OVERFLOW`).
     /// Files removed from it or renamed into it do not count.
-    public var mayChangePaths: Bool {
+    package var mayChangePaths: Bool {
         if mask & UInt32(IN_Q_OVERFLOW) != 0 { return true }
         if isAboutChild { return mask & UInt32(IN_DELETE | IN_MOVED_TO) != 0 && mask & UInt32(IN_ISDIR) != 0 }
         return true
@@ -200,5 +200,5 @@ public struct DirectoryEvent: Sendable, Hashable {
 
     /// Whether the kernel removed the watch (`IN_IGNORED`): after ``DirectoryMonitor/unwatch(_:)``,
     /// or because the directory was deleted or its file system unmounted.
-    public var isWatchRemoved: Bool { mask & UInt32(IN_IGNORED) != 0 }
+    package var isWatchRemoved: Bool { mask & UInt32(IN_IGNORED) != 0 }
 }

@@ -19,7 +19,7 @@ public struct FileHandleData: Sendable, Hashable, Codable {
     public var mountID: MountID
 
     /// Creates a handle value.
-    public init(type: Int32, bytes: [UInt8], mountID: MountID) {
+    package init(type: Int32, bytes: [UInt8], mountID: MountID) {
         self.type = type
         self.bytes = bytes
         self.mountID = mountID

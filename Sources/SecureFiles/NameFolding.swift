@@ -11,9 +11,9 @@
 /// U+206A–U+206F, U+FEFF, U+00AD: git's `.g\u{200C}it`). A name that is not valid UTF-8 is its own
 /// key: it only collides with identical bytes. Names stay bytes everywhere; the key is only used to
 /// *refuse* a creation, never to decide that something is safe.
-public enum NameFolding {
+package enum NameFolding {
     /// The folding key of `name`.
-    public static func key(_ name: [UInt8]) -> [UInt8] {
+    package static func key(_ name: [UInt8]) -> [UInt8] {
         guard let text = String(validating: name, as: UTF8.self) else { return [0xFF] + name }
         var scalars: [Unicode.Scalar] = []
         for scalar in text.unicodeScalars where !isIgnorable(scalar.value) {
@@ -28,12 +28,12 @@ public enum NameFolding {
     }
 
     /// Whether two names fold to the same key.
-    public static func collide(_ a: [UInt8], _ b: [UInt8]) -> Bool { a == b || key(a) == key(b) }
+    package static func collide(_ a: [UInt8], _ b: [UInt8]) -> Bool { a == b || key(a) == key(b) }
 
     /// Pairs of names in a batch that fold together (`FOO` and `foo`, NFC and NFD `é`, `.Git` and
     /// `.git`), each pair once, in the order the second name appears. Use it to refuse a whole
     /// batch (an archive, a bookmark set) before creating anything.
-    public static func collisions(in names: [[UInt8]]) -> [(first: [UInt8], second: [UInt8])] {
+    package static func collisions(in names: [[UInt8]]) -> [(first: [UInt8], second: [UInt8])] {
         var seen: [[UInt8]: [UInt8]] = [:]
         var pairs: [(first: [UInt8], second: [UInt8])] = []
         for name in names {

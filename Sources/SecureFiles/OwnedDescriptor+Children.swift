@@ -19,7 +19,7 @@ extension OwnedDescriptor {
     /// (`| RESOLVE_NO_XDEV`) and `O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC`.
     /// Where `openat2` is missing (`ENOSYS`) or refused (`EPERM` under some seccomp profiles), a
     /// plain `openat` followed by a mount-id comparison gives the same result.
-    public func openChildDirectory(_ name: [UInt8], sameMount: Bool = true) throws(FileSystemError) -> OwnedDescriptor {
+    package func openChildDirectory(_ name: [UInt8], sameMount: Bool = true) throws(FileSystemError) -> OwnedDescriptor {
         guard !name.isEmpty, !name.contains(UInt8(ascii: "/")), name != [0x2E], name != [0x2E, 0x2E] else {
             throw FileSystemError(syscall: "openat2", errno: .invalidArgument, path: FilePath(bytes: name))
         }

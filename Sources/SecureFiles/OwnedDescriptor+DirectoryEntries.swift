@@ -14,7 +14,7 @@ public struct DirectoryEntry: Sendable, Hashable {
     public var kind: FileKind
 
     /// Creates an entry.
-    public init(name: [UInt8], inode: UInt64, kind: FileKind) {
+    package init(name: [UInt8], inode: UInt64, kind: FileKind) {
         self.name = name
         self.inode = inode
         self.kind = kind
@@ -41,7 +41,7 @@ extension OwnedDescriptor {
     ///
     /// Implementation details: `getdents64(2)` into a 32 KiB buffer; one call per buffer, no
     /// `stat` per entry. The directory offset advances: reading again needs a new descriptor.
-    public func forEachDirectoryEntry(_ body: (DirectoryEntry) -> Bool) throws(FileSystemError) {
+    package func forEachDirectoryEntry(_ body: (DirectoryEntry) -> Bool) throws(FileSystemError) {
         // Not zero-filled: only the `count` bytes getdents64 wrote are read. (Zeroing 32 KiB per
         // directory was a third of a whole-volume walk's instructions.)
         var buffer = [UInt8](unsafeUninitializedCapacity: 32768) { _, initialized in initialized = 32768 }
@@ -68,7 +68,7 @@ extension OwnedDescriptor {
         }
     }
 
-    /// All entries of this directory (see ``forEachDirectoryEntry(_:)``), at most `limit`.
+    /// All entries of this directory (see `forEachDirectoryEntry(_:)`), at most `limit`.
     public func directoryEntries(limit: Int = .max) throws(FileSystemError) -> [DirectoryEntry] {
         var entries: [DirectoryEntry] = []
         try forEachDirectoryEntry { entry in

@@ -27,7 +27,7 @@ extension OwnedDescriptor {
     }
 
     /// Whether `setExtendedAttribute` may create, replace, or do either.
-    public enum AttributeDisposition: Sendable {
+    package enum AttributeDisposition: Sendable {
         /// Create or replace.
         case any
         /// Fail with `EEXIST` if it exists (`XATTR_CREATE`).
@@ -39,7 +39,7 @@ extension OwnedDescriptor {
     /// Sets extended attribute `name` to `value`.
     ///
     /// The corresponding C function is `fsetxattr`.
-    public func setExtendedAttribute(_ name: String, to value: [UInt8], disposition: AttributeDisposition = .any)
+    package func setExtendedAttribute(_ name: String, to value: [UInt8], disposition: AttributeDisposition = .any)
         throws(FileSystemError)
     {
         let flags: CInt
@@ -65,7 +65,7 @@ extension OwnedDescriptor {
     /// Removes extended attribute `name`.
     ///
     /// The corresponding C function is `fremovexattr`.
-    public func removeExtendedAttribute(_ name: String) throws(FileSystemError) {
+    package func removeExtendedAttribute(_ name: String) throws(FileSystemError) {
         _ = try using("fremovexattr") { fd in name.withCString { Sys.fremovexattr(fd, $0) } }
     }
 }

@@ -2,43 +2,43 @@ import CLinuxShims
 import SystemPackage
 
 /// What `fstatfs(2)` says about the file system an object lives on.
-public struct FileSystemStatistics: Sendable, Hashable {
+package struct FileSystemStatistics: Sendable, Hashable {
     /// The file system's magic number (`f_type`): 0xEF53 ext2/3/4, 0x58465342 XFS, 0x9123683E btrfs,
     /// 0x01021994 tmpfs, …
-    public var type: Int64
+    package var type: Int64
     /// The optimal transfer block size.
-    public var blockSize: Int64
+    package var blockSize: Int64
     /// The fragment size; capacities are in these units.
-    public var fragmentSize: Int64
+    package var fragmentSize: Int64
     /// Total blocks.
-    public var blocks: UInt64
+    package var blocks: UInt64
     /// Free blocks.
-    public var freeBlocks: UInt64
+    package var freeBlocks: UInt64
     /// Blocks available to unprivileged users.
-    public var availableBlocks: UInt64
+    package var availableBlocks: UInt64
     /// Total inodes.
-    public var files: UInt64
+    package var files: UInt64
     /// Free inodes.
-    public var freeFiles: UInt64
+    package var freeFiles: UInt64
     /// `f_fsid`. Persistent only on ext4 (folded UUID) and btrfs (folded fsid XOR subvolume); the
     /// device number on XFS; random per mount on tmpfs. Its description is what `stat -f` prints.
-    public var fsid: FileSystemID
+    package var fsid: FileSystemID
     /// The longest file name.
-    public var nameMax: Int64
+    package var nameMax: Int64
     /// Mount flags (`ST_*`).
-    public var flags: Int64
+    package var flags: Int64
 
     /// Total capacity in bytes.
-    public var capacity: UInt64 { blocks &* UInt64(max(fragmentSize, 0)) }
+    package var capacity: UInt64 { blocks &* UInt64(max(fragmentSize, 0)) }
 
     /// Whether this is tmpfs (no persistent identity: a new UUID at every mount).
-    public var isTmpfs: Bool { type == Int64(CLS_TMPFS_MAGIC) }
+    package var isTmpfs: Bool { type == Int64(CLS_TMPFS_MAGIC) }
     /// Whether this is ext2/3/4.
-    public var isExt4: Bool { type == Int64(CLS_EXT4_SUPER_MAGIC) }
+    package var isExt4: Bool { type == Int64(CLS_EXT4_SUPER_MAGIC) }
     /// Whether this is btrfs.
-    public var isBtrfs: Bool { type == Int64(CLS_BTRFS_SUPER_MAGIC) }
+    package var isBtrfs: Bool { type == Int64(CLS_BTRFS_SUPER_MAGIC) }
     /// Whether this is XFS.
-    public var isXFS: Bool { type == Int64(CLS_XFS_SUPER_MAGIC) }
+    package var isXFS: Bool { type == Int64(CLS_XFS_SUPER_MAGIC) }
 
     init(_ raw: cls_statfs) {
         type = raw.f_type
@@ -59,7 +59,7 @@ extension OwnedDescriptor {
     /// The statistics of the file system the object lives on (works on `O_PATH` descriptors).
     ///
     /// The corresponding C function is `fstatfs`.
-    public func fileSystemStatistics() throws(FileSystemError) -> FileSystemStatistics {
+    package func fileSystemStatistics() throws(FileSystemError) -> FileSystemStatistics {
         var raw = cls_statfs()
         _ = try using("fstatfs") { Sys.fstatfs($0, &raw) }
         return FileSystemStatistics(raw)
@@ -72,7 +72,7 @@ extension OwnedDescriptor {
     /// stale after an online `tune2fs -U`; callers rank it accordingly.
     ///
     /// The corresponding C call is `ioctl(fd, FS_IOC_GETFSUUID)`.
-    public func fileSystemUUID() throws(FileSystemError) -> [UInt8] {
+    package func fileSystemUUID() throws(FileSystemError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: 16)
         var length: UInt8 = 0
         _ = try using("ioctl(FS_IOC_GETFSUUID)") { fd in
@@ -87,7 +87,7 @@ extension OwnedDescriptor {
     /// The current on-disk ext4 UUID (`EXT4_IOC_GETFSUUID`, Linux 6.0; unprivileged).
     ///
     /// The corresponding C call is `ioctl(fd, EXT4_IOC_GETFSUUID)`.
-    public func ext4UUID() throws(FileSystemError) -> [UInt8] {
+    package func ext4UUID() throws(FileSystemError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: 16)
         _ = try using("ioctl(EXT4_IOC_GETFSUUID)") { fd in
             bytes.withUnsafeMutableBufferPointer { buffer -> Result<CInt, Errno> in
@@ -101,7 +101,7 @@ extension OwnedDescriptor {
     /// The btrfs file system id (`BTRFS_IOC_FS_INFO`; unprivileged). The same for every subvolume.
     ///
     /// The corresponding C call is `ioctl(fd, BTRFS_IOC_FS_INFO)`.
-    public func btrfsFSID() throws(FileSystemError) -> [UInt8] {
+    package func btrfsFSID() throws(FileSystemError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: 16)
         _ = try using("ioctl(BTRFS_IOC_FS_INFO)") { fd in
             bytes.withUnsafeMutableBufferPointer { buffer -> Result<CInt, Errno> in
@@ -115,7 +115,7 @@ extension OwnedDescriptor {
     /// The file system label as raw bytes (`FS_IOC_GETFSLABEL`: ext4, XFS, btrfs). Empty when unset.
     ///
     /// The corresponding C call is `ioctl(fd, FS_IOC_GETFSLABEL)`.
-    public func fileSystemLabel() throws(FileSystemError) -> [UInt8] {
+    package func fileSystemLabel() throws(FileSystemError) -> [UInt8] {
         var buffer = [CChar](repeating: 0, count: 256)
         _ = try using("ioctl(FS_IOC_GETFSLABEL)") { fd in
             buffer.withUnsafeMutableBufferPointer { buffer -> Result<CInt, Errno> in
@@ -129,7 +129,7 @@ extension OwnedDescriptor {
     /// The inode generation (`FS_IOC_GETVERSION`: ext4, XFS, btrfs; tmpfs answers `ENOTTY`).
     ///
     /// The corresponding C call is `ioctl(fd, FS_IOC_GETVERSION)`.
-    public func generation() throws(FileSystemError) -> UInt32 {
+    package func generation() throws(FileSystemError) -> UInt32 {
         var generation: UInt32 = 0
         _ = try using("ioctl(FS_IOC_GETVERSION)") { Sys.getVersion($0, &generation) }
         return generation
@@ -138,7 +138,7 @@ extension OwnedDescriptor {
     /// The inode flags (`FS_IOC_GETFLAGS`), such as `FS_CASEFOLD_FL` 0x40000000.
     ///
     /// The corresponding C call is `ioctl(fd, FS_IOC_GETFLAGS)`.
-    public func inodeFlags() throws(FileSystemError) -> UInt32 {
+    package func inodeFlags() throws(FileSystemError) -> UInt32 {
         var flags: UInt32 = 0
         _ = try using("ioctl(FS_IOC_GETFLAGS)") { Sys.getFlags($0, &flags) }
         return flags

@@ -23,7 +23,7 @@ import SystemPackage
 ///
 /// Equality compares the bytes (`/a/` and `/a` differ); use ``normalized`` first to compare
 /// paths as the kernel would resolve them lexically.
-public struct PathBytes: Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
+public struct PathBytes: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The bytes of the path, without a terminating NUL.
     public var bytes: [UInt8]
 
@@ -68,11 +68,6 @@ public struct PathBytes: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// ``escaped``.
     public var description: String { escaped }
-
-    /// Byte-wise order (the order `ls` gives in the C locale).
-    public static func < (lhs: PathBytes, rhs: PathBytes) -> Bool {
-        lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
-    }
 
     /// Equality with one `memcmp`: on the resolution of an unmoved bookmark every path is compared
     /// with the recorded one, and `Array`'s element loop profiled at a sixth of its instructions.

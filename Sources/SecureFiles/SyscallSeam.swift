@@ -152,7 +152,7 @@ public enum SyscallSeam {
     ///   - path: The path it works on, if any.
     ///   - body: Performs the call; returns `nil` on success or the errno it failed with.
     /// - Returns: `nil` on success, or the errno (real or injected).
-    public static func external(_ name: String, path: FilePath? = nil, _ body: () -> Errno?) -> Errno? {
+    package static func external(_ name: String, path: FilePath? = nil, _ body: () -> Errno?) -> Errno? {
         let observer = SyscallSeam.observer
         let call = SyscallCall(name: name, path: path.map { PathBytes($0).bytes })
         if let observer, let injected = observer.fault(for: call) {

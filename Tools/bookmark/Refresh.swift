@@ -53,7 +53,7 @@ extension BookmarkCommand {
                     let report = RefreshJSON(
                         source: source, status: outcome.rewritten ? "refreshed" : "fresh",
                         path: escapedPath(PathBytes(outcome.resolution.path).bytes), container: outcome.container.rawValue,
-                        changes: outcome.resolution.changes.sorted().map(\.rawValue), error: nil)
+                        changes: Change.ordered(outcome.resolution.changes).map(\.rawValue), error: nil)
                     reports.append(report)
                     if !global.json { Output.line("\(report.status) \(source) -> \(report.path ?? "")") }
                 } catch {

@@ -114,7 +114,7 @@ struct ResolveJSON: Encodable {
         path = escapedPath(PathBytes(resolution.path).bytes)
         stale = resolution.isStale
         matchedBy = resolution.matchedBy.rawValue
-        changes = resolution.changes.sorted().map(\.rawValue)
+        changes = Change.ordered(resolution.changes).map(\.rawValue)
         inTrash = resolution.isInTrash
         volume = VolumeInfo(
             uuid: resolution.volume.uuid, uuidSource: resolution.volume.uuidSource.rawValue,
