@@ -100,22 +100,35 @@ extension Resolution {
 
     /// The verified descriptor, or `nil` when the path no longer holds this resolution's object.
     func openIfUnchanged(_ options: OwnedDescriptor.OpenOptions) throws(BookmarkError) -> OwnedDescriptor? {
+        try VerifiedOpen.open(path, options: options) { located in
+            guard let now = try? FileID.identify(located, on: volume) else { return false }
+            return now.isSameObject(as: fileID)
+        }
+    }
+}
+
+/// Open a path, check that the object is the expected one, and only then hand it out with the
+/// access asked for: the step `Bookmark.open`, `Resolution.open` and `FileReferenceURL.open` share.
+enum VerifiedOpen {
+    /// The object at `path`, opened with `options`, if `isExpected` accepts the `O_PATH|O_NOFOLLOW`
+    /// descriptor of what is there; `nil` when something else (or nothing) is there.
+    static func open(
+        _ path: FilePath, options: OwnedDescriptor.OpenOptions, isExpected: (OwnedDescriptor) -> Bool
+    ) throws(BookmarkError) -> OwnedDescriptor? {
         let pathBytes = PathBytes(path).bytes
-        let wantsDirectory = options.contains(.directory)
         var probe: OwnedDescriptor.OpenOptions = [.pathOnly, .noFollow]
-        if wantsDirectory { probe.insert(.directory) }
+        if options.contains(.directory) { probe.insert(.directory) }
         let located: OwnedDescriptor
         do throws(FileSystemError) {
             located = try Directory.current.open(path, options: probe)
         } catch {
-            // Gone, or something that is not a directory where one is wanted: not this object.
-            if error.code == .notFound || (error.errno == .notDirectory && fileID.kind != .directory) { return nil }
-            if error.errno == .notDirectory { return nil }
+            // Gone, or not a directory where one is wanted: not the expected object.
+            if error.code == .notFound || error.errno == .notDirectory { return nil }
             throw BookmarkError(error, lastKnownPath: pathBytes)
         }
-        guard let now = try? FileID.identify(located, on: volume), now.isSameObject(as: fileID) else { return nil }
+        guard isExpected(located) else { return nil }
         if options.contains(.pathOnly) { return located }
-        if now.kind == .symlink {
+        if (try? located.status().kind) == .symlink {
             throw BookmarkError(
                 .fileSystem, "\(PathBytes(path).escaped) is a symbolic link: open it with .pathOnly to hold the link itself",
                 lastKnownPath: pathBytes)

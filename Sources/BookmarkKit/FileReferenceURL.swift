@@ -109,6 +109,49 @@ public struct FileReferenceURL: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+extension FileReferenceURL {
+    /// Resolves the reference and opens the object, verified to be the referenced one (the same
+    /// mount, inode, kind and, when the reference has one, generation), as
+    /// ``Bookmark/open(_:resolving:volumes:attempts:)`` does for bookmarks: a file swapped in at the
+    /// found path between resolution and open is never returned; the reference is resolved again
+    /// up to `attempts` times.
+    ///
+    /// - Parameters:
+    ///   - options: How to open it (creation flags are refused).
+    ///   - budget: The bound of the volume search.
+    ///   - useHandles: Whether to try `open_by_handle_at`.
+    ///   - volumes: The mount table to use (read afresh when `nil`).
+    ///   - attempts: How many resolutions to try (at least 1; default 3).
+    /// - Returns: The verified descriptor and the resolution it belongs to.
+    /// - Throws: ``BookmarkError``: what ``resolve(budget:useHandles:volumes:)`` throws, or
+    ///   `objectChanged` when the path held another object on every attempt.
+    public func open(
+        _ options: OwnedDescriptor.OpenOptions = .readOnly, budget: SearchBudget = .default, useHandles: Bool = true,
+        volumes: MountedVolumes? = nil, attempts: Int = 3
+    ) throws(BookmarkError) -> (descriptor: OwnedDescriptor, resolution: FileReferenceResolution) {
+        let table = try Bookmark.mountedVolumes(volumes, lastKnownPath: nil)
+        for _ in 1...max(1, attempts) {
+            let resolution = try resolve(budget: budget, useHandles: useHandles, volumes: table)
+            let opened = try VerifiedOpen.open(resolution.path, options: options) { located in
+                guard let id = try? FileID.identify(located, volumes: table) else { return false }
+                return isReferenced(id)
+            }
+            if let opened { return (opened, resolution) }
+            FileReferenceCache.shared.forget(self)
+        }
+        throw BookmarkError.objectChanged(at: nil, attempts: max(1, attempts), lastKnownPath: nil)
+    }
+
+    /// Whether `id` is the object this reference names.
+    func isReferenced(_ id: FileID) -> Bool {
+        guard id.inode == inode, (id.kind == .directory) == isDirectory,
+            (id.uniqueMountID ?? Self.standIn(for: id.mountID)) == mountID
+        else { return false }
+        if let generation, let found = id.generation, found != generation { return false }
+        return true
+    }
+}
+
 /// How a file-reference URL was resolved.
 public struct FileReferenceResolution: Sendable, Hashable {
     /// How the path was found.
@@ -197,11 +240,7 @@ extension FileReferenceURL {
     /// Whether the open object is the referenced one.
     func matches(_ descriptor: OwnedDescriptor, volume: Volume) -> Bool {
         guard let id = try? FileID.identify(descriptor, on: volume) else { return false }
-        guard (id.uniqueMountID ?? Self.standIn(for: id.mountID)) == mountID, id.inode == inode,
-            (id.kind == .directory) == isDirectory
-        else { return false }
-        if let generation, let found = id.generation, found != generation { return false }
-        return true
+        return isReferenced(id)
     }
 
     /// `open_by_handle_at` with the `[ino32][gen32]` handle (type 1) that ext4 and XFS use for
