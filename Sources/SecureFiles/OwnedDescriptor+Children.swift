@@ -61,7 +61,9 @@ extension OwnedDescriptor {
     ///
     /// The corresponding C function is `openat`.
     public func openChild(_ name: [UInt8], options: OpenOptions = .readOnly) throws(FileSystemError) -> OwnedDescriptor {
-        guard PathComponents.isPlainName(name), options.rawValue & (O_CREAT | LinuxFlags.tmpfile) == 0 else {
+        // O_TMPFILE includes O_DIRECTORY's bit: compare all of its bits, not any.
+        let creates = options.rawValue & O_CREAT != 0 || options.rawValue & LinuxFlags.tmpfile == LinuxFlags.tmpfile
+        guard PathComponents.isPlainName(name), !creates else {
             throw FileSystemError(syscall: "openat", errno: .invalidArgument, path: FilePath(bytes: name))
         }
         let dirfd = try raw("openat")
@@ -84,7 +86,8 @@ extension OwnedDescriptor {
     /// Implementation details: `openat(AT_FDCWD, "/proc/self/fd/N", flags)`, then `statx` on both
     /// descriptors to confirm the device and inode (``SecurityViolation/identityChanged`` otherwise).
     public func reopen(options: OpenOptions) throws(FileSystemError) -> OwnedDescriptor {
-        guard options.rawValue & (O_CREAT | LinuxFlags.tmpfile | O_NOFOLLOW) == 0 else {
+        let creates = options.rawValue & O_CREAT != 0 || options.rawValue & LinuxFlags.tmpfile == LinuxFlags.tmpfile
+        guard !creates, options.rawValue & O_NOFOLLOW == 0 else {
             throw FileSystemError(syscall: "openat", errno: .invalidArgument, path: openedPath)
         }
         let fd = try raw("openat")
