@@ -87,7 +87,17 @@ struct SignedBookmarkTests {
 
             let readOnly = try key.sign(try Bookmark.create(
                 for: FilePath(tree.path("doc.txt")), options: [.withSecurityScope, .securityScopeAllowOnlyReadAccess]))
-            #expect(try key.resolve(try readOnly.data()).readOnly)
+            let readOnlyScope = try key.resolve(try readOnly.data())
+            #expect(readOnlyScope.readOnly)
+            // Enforced when opened through the library: reading yes, writing no.
+            #expect(String(decoding: try readOnlyScope.open().readToEnd(), as: UTF8.self) == "data")
+            for write: OwnedDescriptor.OpenOptions in [.readWrite, .writeOnly, [.writeOnly, .append]] {
+                #expect(Self.refusal { _ = try readOnlyScope.open(write) } == .readOnlyScope)
+            }
+            // A read-write scope opens for writing, through the verified descriptor.
+            let writable = try scoped.open(.readWrite)
+            try writable.writeAll(Array("!".utf8))
+            #expect(try String(contentsOfFile: tree.path("doc.txt"), encoding: .utf8) == "!ata")
         }
     }
 
