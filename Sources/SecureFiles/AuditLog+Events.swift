@@ -137,6 +137,8 @@ public enum PolicyEvent: Sendable, Hashable, CustomStringConvertible {
     case caseFoldingDetected(folds: Bool, method: String)
     /// The library created an object and measured it on its descriptor afterwards.
     case created(path: [UInt8], identity: ObjectIdentity)
+    /// A temporary file left by a writer that is gone (killed mid-write) was removed.
+    case removedLeftover(name: [UInt8])
 
     /// A short identifier for assertions and JSON.
     public var kind: String {
@@ -147,6 +149,7 @@ public enum PolicyEvent: Sendable, Hashable, CustomStringConvertible {
         case .temporaryNameFallback: return "temporaryNameFallback"
         case .caseFoldingDetected: return "caseFoldingDetected"
         case .created: return "created"
+        case .removedLeftover: return "removedLeftover"
         }
     }
 
@@ -159,6 +162,7 @@ public enum PolicyEvent: Sendable, Hashable, CustomStringConvertible {
         case .temporaryNameFallback(let errno): return "O_TMPFILE unavailable (\(errno)): random temporary name used"
         case .caseFoldingDetected(let folds, let method): return "directory \(folds ? "folds" : "does not fold") case (\(method))"
         case .created(let path, let identity): return "created '\(PathBytes.escape(path))' \(identity)"
+        case .removedLeftover(let name): return "removed the leftover '\(PathBytes.escape(name))' of a writer that is gone"
         }
     }
 }

@@ -62,6 +62,8 @@ enum JSONLine {
             case .created(let path, let identity):
                 fields += name("path", path)
                 fields.append(("identity", object(identity)))
+            case .removedLeftover(let leftover):
+                fields += name("name", leftover)
             }
         }
         return "{" + fields.map { string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"

@@ -109,6 +109,7 @@ extension Directory {
             Audit.intent("Directory.publish", bytes, ["mode": octal(permissions.rawValue), "bytes": String(contents.count)])
             let (parent, name) = try prepareWrite(bytes, permissions: permissions.rawValue)
             let content = Content(bytes: contents, permissions: permissions.rawValue, attributes: [], skipsUnsupported: false)
+            sweepLeftovers(in: parent, path: bytes)
             let dirfd = try parent.raw("openat")
             switch Sys.openat(dirfd, ".", LinuxFlags.tmpfile | O_RDWR | O_CLOEXEC, 0o600) {
             case .success(let fd):
@@ -117,9 +118,9 @@ extension Directory {
                 do throws(FileSystemError) {
                     try linkTemporary(temporary, into: parent, name: name, path: bytes)
                 } catch {
-                    // EEXIST is the answer; anything else (no /proc to link through without
-                    // CAP_DAC_READ_SEARCH, a file system that refuses) degrades to a named temporary.
-                    guard error.errno != .fileExists else { throw error }
+                    // No /proc to link through without CAP_DAC_READ_SEARCH, or a file system that
+                    // refuses, degrades to a named temporary; anything else (EEXIST first) is the answer.
+                    guard Self.unnamedLinkUnavailable.contains(error.errno) else { throw error }
                     Audit.policy(.temporaryNameFallback(errno: error.errno))
                     try publishThroughTemporaryName(content, parent: parent, name: name, path: bytes)
                 }
@@ -149,10 +150,13 @@ extension Directory {
     ///   (with ``ReplaceOptions/replacesOnlyRegularFiles``); the failing call otherwise. On any
     ///   failure the temporary file is removed and the old file is untouched.
     ///
-    /// Implementation details: `statx(parent, name, AT_SYMLINK_NOFOLLOW)` of what is there; a
-    /// random name created with `O_CREAT|O_EXCL|O_NOFOLLOW` `0600` in the same directory, written,
-    /// `fsetxattr` for each attribute, `fchmod` to the chosen bits, `fsync`, `renameat2` over the
-    /// name (an entry swapped in after the check is replaced, never followed), `fsync` of the directory.
+    /// Implementation details: the temporary files of writers that are gone are removed first
+    /// (see `TemporaryName`); `statx(parent, name, AT_SYMLINK_NOFOLLOW)` of what is there; an
+    /// unnamed `O_TMPFILE` in the same directory, written, `fsetxattr` for each attribute, `fchmod`
+    /// to the chosen bits, `fsync`, `linkat` to a temporary name that carries this process's pid
+    /// and start time, `renameat2` over the name (an entry swapped in after the check is replaced,
+    /// never followed), `fsync` of the directory. Without `O_TMPFILE`, the temporary name is
+    /// created with `O_CREAT|O_EXCL|O_NOFOLLOW` `0600` and written.
     @discardableResult
     public func replace(_ path: FilePath, contents: [UInt8], options: ReplaceOptions = ReplaceOptions())
         throws(FileSystemError) -> ReplaceOutcome
@@ -178,15 +182,9 @@ extension Directory {
             let content = Content(
                 bytes: contents, permissions: permissions, attributes: options.extendedAttributes,
                 skipsUnsupported: options.skipsUnsupportedAttributes)
-            let (temporary, temporaryName) = try createTemporary(in: parent, for: name, path: bytes)
+            sweepLeftovers(in: parent, path: bytes)
+            let (temporary, temporaryName, unsupported) = try writeTemporary(content, in: parent, for: name, path: bytes)
             let dirfd = try parent.raw("renameat2")
-            let unsupported: [String]
-            do throws(FileSystemError) {
-                unsupported = try fill(temporary, content, path: bytes)
-            } catch {
-                _ = withCName(temporaryName) { Sys.unlinkat(dirfd, $0, 0) }
-                throw error
-            }
             let result = withCName(temporaryName) { from in withCName(name) { Sys.renameat2(dirfd, from, dirfd, $0, 0) } }
             if case .failure(let errno) = result {
                 _ = withCName(temporaryName) { Sys.unlinkat(dirfd, $0, 0) }
@@ -247,6 +245,10 @@ extension Directory {
         return (parent, name)
     }
 
+    /// The errors of linking an unnamed file that mean "not here" rather than "failed": no `/proc`
+    /// to link through (`ENOENT`), not permitted (`EPERM`), or not supported (`EOPNOTSUPP`).
+    static let unnamedLinkUnavailable: [Errno] = [.noSuchFileOrDirectory, .notPermitted, .notSupported]
+
     /// The status of the entry `name` in `parent` without following a symlink, or `nil` if absent.
     private func existingEntry(_ name: [UInt8], in parent: OwnedDescriptor, path: [UInt8]) throws(FileSystemError) -> FileStatus? {
         let dirfd = try parent.raw("statx")
@@ -256,6 +258,48 @@ extension Directory {
         } catch {
             guard error.errno == .noSuchFileOrDirectory else { throw error }
             return nil
+        }
+    }
+
+    /// The new content under a temporary name beside `name`, complete and synced, for a rename over
+    /// `name`. The data is written into an unnamed `O_TMPFILE` and linked to its temporary name only
+    /// once complete, so a writer killed while writing leaves nothing; one killed in the short
+    /// window between the link and the rename leaves a file whose name says it is ours
+    /// (``TemporaryName``), which the next write here removes. Without `O_TMPFILE`, or when the
+    /// unnamed file cannot be linked, the named file is created with `O_EXCL` and written.
+    private func writeTemporary(_ content: Content, in parent: OwnedDescriptor, for name: [UInt8], path: [UInt8])
+        throws(FileSystemError) -> (OwnedDescriptor, [UInt8], unsupported: [String])
+    {
+        let dirfd = try parent.raw("openat")
+        switch Sys.openat(dirfd, ".", LinuxFlags.tmpfile | O_RDWR | O_CLOEXEC, 0o600) {
+        case .success(let fd):
+            let unnamed = OwnedDescriptor(adopting: fd, openedPath: FilePath(bytes: path))
+            let unsupported = try fill(unnamed, content, path: path)
+            for _ in 0..<8 {
+                let temporaryName = TemporaryName.make(for: name)
+                do throws(FileSystemError) {
+                    try linkTemporary(unnamed, into: parent, name: temporaryName, path: path)
+                    return (unnamed, temporaryName, unsupported)
+                } catch {
+                    if error.errno == .fileExists { continue }
+                    // No /proc to link through without CAP_DAC_READ_SEARCH, or a file system that
+                    // cannot link an unnamed file: a named temporary. Anything else is the answer.
+                    guard Self.unnamedLinkUnavailable.contains(error.errno) else { throw error }
+                    Audit.policy(.temporaryNameFallback(errno: error.errno))
+                    break
+                }
+            }
+        case .failure(let errno) where [.notSupported, .isDirectory, .invalidArgument].contains(errno):
+            Audit.policy(.temporaryNameFallback(errno: errno))
+        case .failure(let errno):
+            throw FileSystemError(syscall: "openat", errno: errno, path: FilePath(bytes: path))
+        }
+        let (temporary, temporaryName) = try createTemporary(in: parent, for: name, path: path)
+        do throws(FileSystemError) {
+            return (temporary, temporaryName, try fill(temporary, content, path: path))
+        } catch {
+            _ = withCName(temporaryName) { Sys.unlinkat(dirfd, $0, 0) }
+            throw error
         }
     }
 
@@ -319,10 +363,8 @@ extension Directory {
     private func createTemporary(in parent: OwnedDescriptor, for name: [UInt8], path: [UInt8])
         throws(FileSystemError) -> (OwnedDescriptor, [UInt8])
     {
-        var generator = SystemRandomNumberGenerator()
         for _ in 0..<8 {
-            let suffix = String(generator.next() as UInt64, radix: 16)
-            let temporaryName = Array(".".utf8) + name.prefix(200) + Array(".tmp-\(suffix)".utf8)
+            let temporaryName = TemporaryName.make(for: name)
             do throws(FileSystemError) {
                 let fd = try openAt(
                     parent, temporaryName, flags: O_CREAT | O_EXCL | O_NOFOLLOW | O_RDWR, mode: 0o600, path: path)

@@ -11,7 +11,7 @@ import VolumeFixtures
 /// file stays intact, no temporary file is left; and the syscalls a file-reference cache hit costs.
 @Suite("Alias-file publication under injected faults", .serialized)
 struct AliasFileFaultTests {
-    static let steps = ["openat", "write", "fsetxattr", "fchmod", "fsync", "renameat2"]
+    static let steps = ["openat", "write", "fsetxattr", "fchmod", "fsync", "linkat", "renameat2"]
 
     @Test("a failure at any step leaves the old alias file as it was", arguments: steps)
     func faultAtStep(step: String) throws {
@@ -26,9 +26,9 @@ struct AliasFileFaultTests {
         let before = try Data(contentsOf: URL(fileURLWithPath: tree.path("the alias")))
         let next = try Bookmark.create(for: FilePath(tree.path("two.txt")), options: [.suitableForBookmarkFile])
 
-        // Fail the open step only for the exclusive creation of the temporary file.
-        let exclusive: Int64? = step == "openat" ? Int64(O_CREAT | O_EXCL) : nil
-        let trace = AuditLog(level: .calls, faults: [SyscallFault(call: step, errno: .ioError, requiredFlags: exclusive)])
+        // Fail the open step only for the temporary file (unnamed, O_TMPFILE: __O_TMPFILE | O_DIRECTORY).
+        let temporaryFile: Int64? = step == "openat" ? Int64(0o20_000_000 | O_DIRECTORY) : nil
+        let trace = AuditLog(level: .calls, faults: [SyscallFault(call: step, errno: .ioError, requiredFlags: temporaryFile)])
         let succeeded = SyscallSeam.$observer.withValue(trace) { () -> Bool in
             (try? next.writeAliasFile(to: alias)) != nil
         }
@@ -40,7 +40,7 @@ struct AliasFileFaultTests {
         #expect(names == ["one.txt", "the alias", "two.txt"], "left behind: \(names)")
     }
 
-    @Test("publication order: exclusive no-follow create, data, attribute, exact mode, fsync, rename, directory fsync")
+    @Test("publication order: unnamed temporary file, data, attribute, exact mode, fsync, link to a temporary name, rename, directory fsync")
     func order() throws {
         let directory = URL(fileURLWithPath: "/var/tmp").appendingPathComponent("alias-order-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -53,11 +53,14 @@ struct AliasFileFaultTests {
             (try? bookmark.writeAliasFile(to: FilePath(tree.path("the alias")))) != nil
         }
         #expect(written)
-        let names = trace.calls.map(\.name).filter { ["fchmod", "write", "fsetxattr", "fsync", "renameat2"].contains($0) }
-        #expect(names == ["write", "fsetxattr", "fchmod", "fsync", "renameat2", "fsync"])
-        let create = try #require(trace.calls.first { $0.name == "openat" && ($0.flags ?? 0) & Int64(O_CREAT) != 0 })
-        let flags = try #require(create.flags)
-        #expect(flags & Int64(O_CREAT) != 0 && flags & Int64(O_EXCL) != 0 && flags & Int64(O_NOFOLLOW) != 0)
+        let names = trace.calls.map(\.name).filter { ["fchmod", "write", "fsetxattr", "fsync", "linkat", "renameat2"].contains($0) }
+        #expect(names == ["write", "fsetxattr", "fchmod", "fsync", "linkat", "renameat2", "fsync"])
+        let unnamed = Int64(0o20_000_000 | O_DIRECTORY)
+        #expect(trace.calls.contains { $0.name == "openat" && ($0.flags ?? 0) & unnamed == unnamed })
+        // The temporary name says whose it is: ".the alias.tmp-<pid>-<start>-<random>".
+        let link = try #require(trace.calls.first { $0.name == "linkat" })
+        let temporaryName = String(decoding: try #require(link.secondPath), as: UTF8.self)
+        #expect(temporaryName.hasPrefix(".the alias.tmp-\(getpid())-"))
     }
 
     @Test("a cache hit costs one open, one statx, one name_to_handle_at and a close",

@@ -7,6 +7,8 @@
 //   secure-probe modes           creates files and directories with several modes; prints them
 //   secure-probe verify NAME     openVerified(NAME) with the strict policy; prints ok or the reason
 //   secure-probe umask           prints the umask as read from /proc/self/status
+//   secure-probe replace-loop NAME   replaces NAME in a loop with 64 KiB of one repeated byte, until
+//                                    killed (for the kill tests: old or new, never torn, no litter)
 
 import SecureFiles
 import SystemPackage
@@ -83,6 +85,14 @@ func run(_ arguments: [String]) throws(FileSystemError) -> Int32 {
         try root.removeAll("tree")
         marker("SECURE-PROBE-END")
         say("exercise ok")
+    case "replace-loop" where arguments.count == 2:
+        let root = try Directory(opening: ".")
+        var round: UInt8 = 0
+        say("ready")
+        while true {
+            round &+= 1
+            try root.replace(FilePath(arguments[1]), contents: [UInt8](repeating: round, count: 65536))
+        }
     default:
         say("unknown command \(command)")
         return 2

@@ -1,0 +1,105 @@
+import Synchronization
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// MARK: - Temporary names that say whose they are
+
+/// The name of a writer's temporary file: `.<name>.tmp-<pid>-<start>-<random>`, where `<pid>` and
+/// `<start>` (the process's start time in clock ticks since boot, field 22 of `/proc/PID/stat`)
+/// name the process that made it. A process id alone is reused; the pair is not, within a boot.
+///
+/// A writer killed between naming its temporary file and renaming it leaves the file behind. The
+/// next write into the same directory (``Directory/replace(_:contents:options:)``,
+/// ``Directory/publish(_:contents:permissions:)``) removes every such leftover whose owner is gone,
+/// so nothing accumulates in a cache directory, and a write in progress is never disturbed.
+enum TemporaryName {
+    /// The marker between the final name and the owner.
+    static let marker = Array(".tmp-".utf8)
+
+    /// A new temporary name for `name`, owned by this process.
+    static func make(for name: [UInt8]) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        let owner = ProcessStart.current
+        let suffix = "\(owner.pid)-\(owner.start)-" + String(generator.next() as UInt64, radix: 16)
+        return Array(".".utf8) + name.prefix(150) + marker + Array(suffix.utf8)
+    }
+
+    /// The owner a temporary name records, or `nil` for any other name.
+    static func owner(of entry: [UInt8]) -> (pid: Int32, start: UInt64)? {
+        guard entry.first == UInt8(ascii: "."), entry.count > marker.count + 5 else { return nil }
+        var cut: Int?
+        var index = entry.count - marker.count
+        while index > 0 {
+            if entry[index..<index + marker.count].elementsEqual(marker) { cut = index; break }
+            index -= 1
+        }
+        guard let cut else { return nil }
+        let fields = entry[(cut + marker.count)...].split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+        guard fields.count == 3,
+            let pid = Int32(String(decoding: fields[0], as: UTF8.self)), pid > 0,
+            let start = UInt64(String(decoding: fields[1], as: UTF8.self)),
+            UInt64(String(decoding: fields[2], as: UTF8.self), radix: 16) != nil
+        else { return nil }
+        return (pid, start)
+    }
+}
+
+/// A process's identity that survives pid reuse: its pid and its start time.
+enum ProcessStart {
+    private static let cache = Mutex<(pid: Int32, start: UInt64)?>(nil)
+
+    /// This process (recomputed after a `fork`, since the pid changes).
+    static var current: (pid: Int32, start: UInt64) {
+        let pid = getpid()
+        if let known = cache.withLock({ $0 }), known.pid == pid { return known }
+        let owner = (pid: pid, start: startTime(of: pid) ?? 0)
+        cache.withLock { $0 = owner }
+        return owner
+    }
+
+    /// The start time of `pid` (field 22 of `/proc/PID/stat`), or `nil` when there is no such
+    /// process (or no `/proc`).
+    static func startTime(of pid: Int32) -> UInt64? {
+        guard let file = try? OwnedDescriptor.open(FilePath("/proc/\(pid)/stat"), options: [.readOnly]),
+            let bytes = try? file.readToEnd(limit: 4096),
+            let close = bytes.lastIndex(of: UInt8(ascii: ")"))
+        else { return nil }
+        // After "pid (comm)": field 3 (state) is the first; the start time is field 22.
+        let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
+        guard fields.count > 19 else { return nil }
+        return UInt64(String(decoding: fields[19], as: UTF8.self))
+    }
+
+    /// Whether the process that made a temporary name is still running.
+    static func isAlive(pid: Int32, start: UInt64) -> Bool {
+        guard let now = startTime(of: pid) else {
+            // No /proc entry: gone, unless /proc itself is missing (then assume alive: keep it).
+            return startTime(of: getpid()) == nil
+        }
+        return now == start
+    }
+}
+
+extension Directory {
+    /// Removes the temporary files of writers that are gone from the directory `parent` (best
+    /// effort: any failure leaves the leftover for a later write). Only regular files with a
+    /// well-formed temporary name are touched.
+    func sweepLeftovers(in parent: OwnedDescriptor, path: [UInt8]) {
+        guard let directory = try? openAt(parent, [UInt8(ascii: ".")], flags: O_RDONLY | O_DIRECTORY, mode: 0, path: path),
+            let dirfd = directory.rawValue,
+            let entries = try? directory.directoryEntries()
+        else { return }
+        let me = ProcessStart.current
+        for entry in entries where entry.kind == .regular || entry.kind == .unknown {
+            guard let owner = TemporaryName.owner(of: entry.name), owner.pid != me.pid || owner.start != me.start,
+                !ProcessStart.isAlive(pid: owner.pid, start: owner.start)
+            else { continue }
+            if case .success = withCName(entry.name, { Sys.unlinkat(dirfd, $0, 0) }) {
+                Audit.policy(.removedLeftover(name: entry.name))
+            }
+        }
+    }
+}
