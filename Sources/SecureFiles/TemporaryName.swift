@@ -63,7 +63,8 @@ enum ProcessStart {
     /// The start time of `pid` (field 22 of `/proc/PID/stat`), or `nil` when there is no such
     /// process (or no `/proc`).
     static func startTime(of pid: Int32) -> UInt64? {
-        guard let file = try? OwnedDescriptor.open(FilePath("/proc/\(pid)/stat"), options: [.readOnly]),
+        // O_NOFOLLOW: `stat` is a plain procfs file, never a link to follow.
+        guard let file = try? OwnedDescriptor.open(FilePath("/proc/\(pid)/stat"), options: [.readOnly, .noFollow]),
             let bytes = try? file.readToEnd(limit: 4096),
             let close = bytes.lastIndex(of: UInt8(ascii: ")"))
         else { return nil }

@@ -140,9 +140,10 @@ struct InspectTests {
         #expect(object["path"] as? String == "/System/Library/Perl")
     }
 
-    @Test func missingFileIsNotFound() throws {
+    @Test("a SOURCE that does not exist is 66 (cannot open the input), not 3 (the bookmarked file is gone)")
+    func missingFileIsUnopenableSource() throws {
         let r = try Self.run(["inspect", "/nonexistent/bookmark.book"])
-        #expect(r.status == 3)
+        #expect(r.status == 66)
         #expect(r.stderr.contains("/nonexistent/bookmark.book"))
     }
 }

@@ -109,3 +109,50 @@ struct ResolveCommandTests {
 func insertStringKey(into data: Data, key: String, value: String) throws -> Data {
     try addingStringKey(data, key: key, value: value)
 }
+
+/// SOURCE files a script may hand over by mistake: each gets an exit code it can trust.
+@Suite("SOURCE input: exit codes a script can trust")
+struct SourceInputExitCodeTests {
+    let directory: String = {
+        let path = "/var/tmp/swift-bookmarks-source-\(getpid())-\(UInt32.random(in: 0 ... .max))"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }()
+
+    @Test("a SOURCE that cannot be opened is 66, never 3 (which is about the bookmarked file)",
+          arguments: ["resolve", "values", "inspect", "refresh"])
+    func unopenable(command: String) throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let missing = directory + "/missing.bookmark"
+        let result = try BookmarkTool.run([command, missing])
+        #expect(result.status == 66, "\(command): \(result.stderr)")
+        #expect(result.stderr.contains("missing.bookmark"))
+        let dangling = directory + "/dangling.bookmark"
+        try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: directory + "/nowhere")
+        #expect(try BookmarkTool.run([command, dangling]).status == 66)
+    }
+
+    @Test("oversized, sparse, device, FIFO and directory SOURCEs are 5 (not bookmark data), at once; the same bytes on stdin are 5 too")
+    func notBookmarkData() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let big = directory + "/big.bookmark"
+        try Data(count: 64 << 20).write(to: URL(fileURLWithPath: big))
+        let sparse = directory + "/sparse.bookmark"
+        #expect(FileManager.default.createFile(atPath: sparse, contents: nil))
+        #expect(truncate(sparse, 1 << 30) == 0)
+        let fifo = directory + "/fifo.bookmark"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for command in ["resolve", "values", "inspect"] {
+            for source in [big, sparse, "/dev/zero", fifo, directory] {
+                let result = try BookmarkTool.run([command, source])
+                #expect(result.status == 5, "\(command) \(source): \(result.status) \(result.stderr)")
+            }
+        }
+        let stdin = try BookmarkTool.run(["resolve", "-"], input: Data(count: 64 << 20))
+        #expect(stdin.status == 5)
+        let refresh = try BookmarkTool.run(["refresh", fifo, big])
+        #expect(refresh.status == 5)
+        let help = try BookmarkTool.run(["resolve", "--help"])
+        #expect(help.stdout.contains("66  a SOURCE file cannot be opened"))
+    }
+}

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 /// The one table of exit codes of the `bookmark` command. Every subcommand exits through it.
-enum ExitStatus: Int32, CaseIterable {
+enum ExitStatus: Int32, CaseIterable, Error {
     /// Done (a stale bookmark still resolves with 0 unless `--strict`).
     case success = 0
     /// Any failure without a more specific code.
@@ -21,6 +21,9 @@ enum ExitStatus: Int32, CaseIterable {
     case permissionDenied = 13
     /// Bad command line.
     case usage = 64
+    /// A SOURCE (bookmark or alias file) that cannot be opened: missing, unreadable, a dangling
+    /// symlink. Distinct from `notFound`, which is about the bookmarked object (sysexits' EX_NOINPUT).
+    case sourceUnreadable = 66
     /// A bug: an error the tool did not expect.
     case internalError = 70
 
@@ -31,11 +34,12 @@ enum ExitStatus: Int32, CaseIterable {
         case .failure: return "failure without a more specific code"
         case .notFound: return "not found"
         case .volumeNotMounted: return "volume not mounted"
-        case .corruptData: return "unreadable or corrupt data"
+        case .corruptData: return "unreadable or corrupt data (also a SOURCE that is too large, a FIFO, a device or a directory)"
         case .signatureInvalid: return "signature missing, tampered or made with another key"
         case .stale: return "resolved but stale (--strict)"
         case .permissionDenied: return "permission denied"
         case .usage: return "usage error"
+        case .sourceUnreadable: return "a SOURCE file cannot be opened (missing, no permission)"
         case .internalError: return "internal error"
         }
     }

@@ -47,6 +47,15 @@ extension BookmarkCommand {
             var reports: [RefreshJSON] = []
             var firstFailure: ExitStatus?
             for source in sources {
+                // The SOURCE itself first: missing or unreadable is 66, not a bookmark file is 5.
+                if case .failure(let status) = SourceInput.read(source) {
+                    if firstFailure == nil { firstFailure = status }
+                    reports.append(RefreshJSON(
+                        source: source, status: "failed", path: nil, container: nil, changes: [],
+                        error: status == .sourceUnreadable ? "sourceUnreadable" : "corruptData"))
+                    if !global.json { Output.line("failed \(source)") }
+                    continue
+                }
                 do {
                     let outcome = try Bookmark.refreshFile(
                         at: FilePath(source), options: ResolutionOptions(search: !noSearch), signingKey: key)

@@ -24,11 +24,49 @@ enum SourceInput {
             }
             return input
         }
-        do {
-            let fd = try Directory.current.open(FilePath(source), options: [.readOnly, .nonBlocking])
-            return try fd.readToEnd(limit: readLimit)
+        switch read(source) {
+        case .success(let bytes): return bytes
+        case .failure(let status): throw status.exitCode
+        }
+    }
+
+    /// A SOURCE file's bytes, or the exit status for it after saying why on stderr: 66 when it
+    /// cannot be opened, 5 when it is not a regular file of at most the decoder's limit.
+    static func read(_ source: String) -> Result<[UInt8], ExitStatus> {
+        let fd: OwnedDescriptor
+        do throws(FileSystemError) {
+            // O_NONBLOCK: a FIFO or a device is opened without waiting, then refused below.
+            fd = try Directory.current.open(FilePath(source), options: [.readOnly, .nonBlocking])
         } catch {
-            throw Output.fail(error, path: source).exitCode
+            // The SOURCE itself is missing or unreadable: its own code, so a script can tell it
+            // from a bookmark whose target is gone (3).
+            Output.error("\(PathBytes(FilePath(source)).escaped): cannot open the bookmark file: \(error)")
+            return .failure(.sourceUnreadable)
+        }
+        // Only a regular file of at most the decoder's limit is read: a FIFO, a device (/dev/zero),
+        // a directory or a huge (or sparse) file is refused at once, in bounded time and memory,
+        // as data that cannot be a bookmark.
+        let name = PathBytes(FilePath(source)).escaped
+        let status: FileStatus
+        do throws(FileSystemError) {
+            status = try fd.status()
+        } catch {
+            Output.error("\(name): cannot read the bookmark file: \(error)")
+            return .failure(.corruptData)
+        }
+        guard status.kind == .regular else {
+            Output.error("\(name): not bookmark data: a \(status.kind.rawValue), not a regular file")
+            return .failure(.corruptData)
+        }
+        guard status.size <= UInt64(readLimit) else {
+            Output.error("\(name): not bookmark data: \(status.size) bytes, over the limit of \(readLimit)")
+            return .failure(.corruptData)
+        }
+        do throws(FileSystemError) {
+            return .success(try fd.readToEnd(limit: readLimit))
+        } catch {
+            Output.error("\(name): cannot read the bookmark file: \(error)")
+            return .failure(.corruptData)
         }
     }
 
