@@ -259,7 +259,11 @@ public final class LoopVolume: @unchecked Sendable {
         let loops = (try? Shell.check(["losetup", "--list", "--noheadings", "--output", "NAME,BACK-FILE"])) ?? ""
         for name in names {
             let dir = workspace.appendingPathComponent(name)
-            let pidText = (try? String(contentsOf: dir.appendingPathComponent("owner.pid"), encoding: .utf8)) ?? ""
+            // The owner is in the name ("PID-N-kind"), written before the directory exists, so a
+            // fixture another thread is creating right now (no owner.pid yet) is never taken for a
+            // dead one; owner.pid is the fallback for other names.
+            let pidText = name.split(separator: "-").first.map(String.init)
+                ?? (try? String(contentsOf: dir.appendingPathComponent("owner.pid"), encoding: .utf8)) ?? ""
             if let pid = Int32(pidText.trimmingCharacters(in: .whitespacesAndNewlines)), kill(pid, 0) == 0 || errno == EPERM {
                 continue  // still alive
             }
