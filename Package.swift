@@ -111,7 +111,7 @@ let package = Package(
         // MARK: Tests
         .target(
             name: "VolumeFixtures",
-            dependencies: [.product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["CLinuxShims", .product(name: "SystemPackage", package: "swift-system")],
             path: "Tests/VolumeFixtures",
             cSettings: [.define("_GNU_SOURCE")]
         ),

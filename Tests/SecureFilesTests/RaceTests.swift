@@ -16,35 +16,6 @@ struct RaceTests {
     static let iterations = 3000
     static let outsideMarker = Array("OUTSIDE".utf8)
 
-    /// Swaps two entries (each given as directory fd + name) in a loop until stopped.
-    final class Swapper: Sendable {
-        let running = Atomic<Bool>(true)
-        let swaps = Atomic<Int>(0)
-        let done = DispatchSemaphore(value: 0)
-
-        init(_ firstDirectory: String, _ firstName: String, _ secondDirectory: String, _ secondName: String) {
-            let fd1 = open(firstDirectory, O_PATH_DIRECTORY())
-            let fd2 = open(secondDirectory, O_PATH_DIRECTORY())
-            let thread = Thread { [self] in
-                while running.load(ordering: .relaxed) {
-                    if cls_renameat2(fd1, firstName, fd2, secondName, 2) == 0 { swaps.add(1, ordering: .relaxed) }
-                }
-                // Leave the tree as it was (an even number of successful swaps).
-                if swaps.load(ordering: .relaxed) % 2 == 1 { _ = cls_renameat2(fd1, firstName, fd2, secondName, 2) }
-                close(fd1)
-                close(fd2)
-                done.signal()
-            }
-            thread.start()
-        }
-
-        func stop() -> Int {
-            running.store(false, ordering: .relaxed)
-            done.wait()
-            return swaps.load(ordering: .relaxed)
-        }
-    }
-
     /// Failures collected from concurrent tasks.
     final class Failures: Sendable {
         private let list = Mutex<[String]>([])
@@ -173,7 +144,7 @@ struct RaceTests {
                 for backend in [ResolverBackend.automatic, .walker] {
                     for policy in [ResolutionPolicy.beneath, .inRoot] {
                         let root = try Directory(opening: FilePath(rootPath), policy: policy, backend: backend)
-                        let swapper = Swapper(dir1, name1, dir2, name2)
+                        let swapper = RenameExchanger(dir1, name1, dir2, name2)
                         let result = tally({ readThrough(root, reads[index]) }, count: Self.iterations)
                         let swaps = swapper.stop()
                         print("race \(label) [\(backend) \(policy)]: \(result); \(swaps) swaps")
@@ -191,7 +162,7 @@ struct RaceTests {
     func naiveEscapes() throws {
         try LoopVolume.withVolume(.ext4) { volume in
             let (rootPath, _) = try makeTree(volume)
-            let swapper = Swapper(rootPath, "etc-target", rootPath, "etc-attack-rel-link")
+            let swapper = RenameExchanger(rootPath, "etc-target", rootPath, "etc-attack-rel-link")
             let tally = Self.naiveReadLoop(rootPath)
             let swaps = swapper.stop()
             print("race naive realpath-then-open: \(tally); \(swaps) swaps")
@@ -206,7 +177,7 @@ struct RaceTests {
             let before = snapshot(outside)
             for backend in [ResolverBackend.automatic, .walker] {
                 let root = try Directory(opening: FilePath(rootPath), backend: backend)
-                let swapper = Swapper(rootPath, "dir", rootPath, "dir-link")
+                let swapper = RenameExchanger(rootPath, "dir", rootPath, "dir-link")
                 var created = 0
                 var made = 0
                 var removed = 0
@@ -255,7 +226,7 @@ struct RaceTests {
                     _ = try root.createDirectory("top/victim/sub", withIntermediateDirectories: true)
                     for name in ["a", "b", "sub/c"] { _ = try? root.createFile(FilePath("top/victim/" + name)) }
                     try root.createSymlink("top/victim-link", target: Array("../../outside/dir/victim".utf8))
-                    let swapper = Swapper(rootPath + "/top", "victim", rootPath + "/top", "victim-link")
+                    let swapper = RenameExchanger(rootPath + "/top", "victim", rootPath + "/top", "victim-link")
                     if (try? root.removeAll("top")) != nil { completed += 1 }
                     swaps += swapper.stop()
                     try? root.removeAll("top")
@@ -305,7 +276,7 @@ struct RaceTests {
         try LoopVolume.withVolume(.ext4) { volume in
             let (rootPath, outside) = try makeTree(volume)
             let before = Set(snapshot(outside))
-            let swapper = Swapper(rootPath, "dir", rootPath, "dir-link")
+            let swapper = RenameExchanger(rootPath, "dir", rootPath, "dir-link")
             var (attempts, escaped) = Self.naiveCreateLoop(rootPath, outside: outside, before: before)
             _ = swapper.stop()
             escaped = Set(snapshot(outside)).subtracting(before).count
