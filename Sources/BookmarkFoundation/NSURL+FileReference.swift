@@ -12,7 +12,7 @@
         /// The URL follows renames and moves within the volume for as long as the volume stays mounted
         /// (not across an unmount, remount or reboot): `BookmarkKit`'s `FileReferenceURL` and
         /// Docs/RESOLUTION.md, "File-reference URLs". Turn it back into a path with
-        /// `FileReferenceURL(string:)?.resolve()`, since swift-corelibs-foundation's own
+        /// `try FileReferenceURL(string:)?.resolve()`, since swift-corelibs-foundation's own
         /// `NSURL.filePathURL` cannot be replaced and returns file-reference URLs unchanged.
         public func fileReferenceURL() -> URL? {
             let url = self as URL
