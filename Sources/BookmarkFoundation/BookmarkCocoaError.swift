@@ -24,6 +24,7 @@
     /// | `permissionDenied` | `.fileReadNoPermission` (257) | `.fileReadNoPermission` (257) |
     /// | `cancelled` | `.userCancelled` (3072) | `.userCancelled` (3072) |
     /// | `fileSystem`, `objectChanged` | `.fileReadUnknown` (256) | `.fileReadUnknown` (256) |
+    /// | `volumeNotResponding` | `.fileReadUnknown` (256) | `.fileReadUnknown` (256) |
     ///
     /// Apple's own codes for these cases, as observed: resolving a bookmark to a deleted file throws
     /// code 4 ("The file doesn't exist."); bytes that are not bookmark data throw 259 ("isn't in the
@@ -35,7 +36,8 @@
         case .corruptData: return .fileReadCorruptFile
         case .permissionDenied: return .fileReadNoPermission
         case .cancelled: return .userCancelled
-        case .fileSystem, .objectChanged: return .fileReadUnknown
+        // Not "no such file": the file may well be there, on a volume that does not answer now.
+        case .fileSystem, .objectChanged, .volumeNotResponding: return .fileReadUnknown
         }
     }
 

@@ -63,6 +63,7 @@
         /// | ``withoutMounting`` | `1 << 9` | no effect: this API never mounts (it is always "without mounting") |
         /// | ``withSecurityScope`` | `1 << 10` | no effect: there is no App Sandbox scope to start |
         /// | ``withoutImplicitStartAccessing`` | `1 << 15` | no effect: there is no implicit scope |
+        /// | ``volumeResponseTimeout(seconds:)`` | bits 40–55 | Linux only: how long a FUSE or network volume may take to answer |
         ///
         /// With or without ``withoutMounting``, a bookmark whose volume is not mounted fails at once
         /// with `CocoaError.fileNoSuchFile` (underlying `BookmarkError` code `volumeNotMounted`). Code that
@@ -87,6 +88,32 @@
 
             /// Do not start the implicit security scope (macOS 11.2+). No such scope on Linux: no effect.
             public static let withoutImplicitStartAccessing = BookmarkResolutionOptions(rawValue: 1 << 15)
+
+            /// The bits that carry ``volumeResponseTimeout(seconds:)``: 40 to 55, which Apple does not use.
+            static let timeoutShift: UInt = 40
+            static let timeoutMask: UInt = 0xFFFF << timeoutShift
+
+            /// Linux only: how long a FUSE or network volume (sshfs, NFS, SMB, …) may take to answer
+            /// before resolution fails with `CocoaError.fileReadUnknown` whose underlying
+            /// `BookmarkError` has code `volumeNotResponding` (default, when no timeout is given: 2 s).
+            ///
+            /// Apple's resolution can hang for a minute on an unreachable server; here it never
+            /// waits longer than this (plus the search budget when a search runs on such a volume).
+            /// Combine it with Apple's options: `[.withoutUI, .volumeResponseTimeout(seconds: 0.5)]`.
+            /// Stored in bits 40 to 55 in tenths of a second (0.1 to 6553.5 s); give one timeout only.
+            ///
+            /// - Parameter seconds: The timeout, rounded up to a tenth of a second and clamped to
+            ///   0.1...6553.5.
+            public static func volumeResponseTimeout(seconds: Double) -> BookmarkResolutionOptions {
+                let tenths = seconds.isNaN ? 20 : UInt(min(max((seconds * 10).rounded(.up), 1), 65_535))
+                return BookmarkResolutionOptions(rawValue: tenths << timeoutShift)
+            }
+
+            /// The timeout set with ``volumeResponseTimeout(seconds:)``, or `nil` for the default.
+            public var volumeResponseTimeout: Duration? {
+                let tenths = (rawValue & Self.timeoutMask) >> Self.timeoutShift
+                return tenths == 0 ? nil : .milliseconds(Int64(tenths) * 100)
+            }
         }
     }
 #endif

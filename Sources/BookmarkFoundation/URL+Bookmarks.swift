@@ -64,8 +64,9 @@
         /// - Parameters:
         ///   - data: Bookmark data from `URL.bookmarkData(options:includingResourceValuesForKeys:relativeTo:)`
         ///     (here or on macOS: the layout is Apple's).
-        ///   - options: Apple's resolution options; none changes behaviour on Linux (see
-        ///     `URL.BookmarkResolutionOptions`).
+        ///   - options: Apple's resolution options; none of Apple's changes behaviour on Linux; the
+        ///     Linux-only `volumeResponseTimeout(seconds:)` bounds the wait for a FUSE or network
+        ///     volume (see `URL.BookmarkResolutionOptions`).
         ///   - url: For relative bookmarks, the base (document or folder) as it is now; the same rule as
         ///     at creation decides whether the URL or its folder is the base.
         ///   - bookmarkDataIsStale: Set to `true` when the object was found but something recorded
@@ -73,7 +74,8 @@
         ///     bookmark data from the returned URL and store it in place of the old. Untouched when
         ///     resolution throws.
         /// - Throws: `CocoaError`: `.fileNoSuchFile` when the object cannot be found or its volume is
-        ///   not mounted, `.fileReadCorruptFile` when `data` is not bookmark data,
+        ///   not mounted, `.fileReadUnknown` when a FUSE or network volume does not answer in time
+        ///   (underlying code `volumeNotResponding`), `.fileReadCorruptFile` when `data` is not bookmark data,
         ///   `.fileReadNoPermission`, `.fileReadUnsupportedScheme` for a non-file `url`; the
         ///   `BookmarkError` (with the last known path and volume) is in `userInfo[NSUnderlyingErrorKey]`.
         ///   After a failure, `URL.resourceValues(forKeys:fromBookmarkData:)` still reads the last
@@ -83,6 +85,7 @@
             bookmarkDataIsStale: inout Bool
         ) throws {
             var kitOptions = ResolutionOptions()
+            if let timeout = options.volumeResponseTimeout { kitOptions.volumeResponseTimeout = timeout }
             if let url {
                 guard let directory = baseDirectory(of: url) else { throw unusable(url) }
                 kitOptions.relativeTo = directory

@@ -1,7 +1,6 @@
 import BookmarkFormat
 import FileIdentity
 import SecureFiles
-import Synchronization
 
 /// The inode numbers of the directories along the paths bookmarks were made for, kept across
 /// creations and validated by inotify, so that creating a bookmark does not `statx` every
@@ -64,7 +63,7 @@ final class AncestorCache: Sendable {
         var uncacheable: Set<Key> = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The inode numbers of every directory on `parent` (`/` excluded), from the cache or by
     /// watching and examining each one; `nil` when they cannot be cached (the caller then

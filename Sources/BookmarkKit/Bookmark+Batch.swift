@@ -18,7 +18,8 @@ extension Bookmark {
     /// First every bookmark goes through the steps that need no search (volume, path, replacement,
     /// relative, handle). The rest are grouped by volume, and each volume is walked once from its
     /// mount point, looking for all their inodes (and parent inodes) at the same time; the walk stops
-    /// early when every one is found. The budget applies to each volume's walk.
+    /// early when every one is found. The budget applies to each volume's walk. A bookmark on a
+    /// FUSE or network volume is resolved alone, under its response timeout (as ``resolve(_:volumes:)``).
     ///
     /// - Parameters:
     ///   - bookmarks: The bookmarks, in any order.
@@ -51,7 +52,16 @@ extension Bookmark {
             do throws(BookmarkError) {
                 let recorded = try bookmark.recordedCache.recorded(for: bookmark.record)
                 var resolver = Resolver(recorded: recorded, options: options, directory: directory)
-                switch try resolver.runUntilSearch() {
+                let start = try resolver.begin()
+                if case .none = directory.hazard(of: start.current) {} else {
+                    // On a FUSE or network volume: alone and watched, never in a shared walk that a
+                    // volume which stopped answering would hold.
+                    results[index] = .success(try resolver.guarded(start) { resolver, start throws(BookmarkError) in
+                        try resolver.run(from: start)
+                    })
+                    continue
+                }
+                switch try resolver.runUntilSearch(from: start) {
                 case .resolved(let resolution): results[index] = .success(resolution)
                 case .needsSearch(let volume, _, let replacement, let deleted):
                     // The shared walk starts at the mount point, not at the old directory.

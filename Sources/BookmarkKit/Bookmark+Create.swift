@@ -19,7 +19,9 @@ extension Bookmark {
     ///   - volumes: The mounted volumes to reuse across many creations.
     ///   - useAncestorCache: Whether the per-component IDs may come from the process's ancestor
     ///     cache (default). `false` examines every ancestor again and leaves the cache alone.
-    /// - Throws: ``BookmarkError`` (`notFound`, `permissionDenied`, …).
+    ///   - volumeResponseTimeout: How long a FUSE or network volume may take to answer (default
+    ///     2 s); other volumes are not timed.
+    /// - Throws: ``BookmarkError`` (`notFound`, `permissionDenied`, `volumeNotResponding`, …).
     ///
     /// Implementation details: when the path is canonical and its directory is in the ancestor
     /// cache, `statx` and `name_to_handle_at` by path (their inodes cross-checked) and one `poll`
@@ -30,11 +32,26 @@ extension Bookmark {
     /// The volume is identified once per `MountedVolumes`.
     public static func create(
         for path: FilePath, options: BookmarkCreationOptions = [], resourceKeys: [ResourceKey] = [],
-        relativeTo: FilePath? = nil, volumes: MountedVolumes? = nil, useAncestorCache: Bool = true
+        relativeTo: FilePath? = nil, volumes: MountedVolumes? = nil, useAncestorCache: Bool = true,
+        volumeResponseTimeout: Duration = .seconds(2)
     ) throws(BookmarkError) -> Bookmark {
         let lastKnown = PathBytes(path).bytes
-        return try BookmarkError.wrapping(lastKnownPath: lastKnown) {
-            let directory = try volumes ?? MountedVolumes()
+        let directory = try mountedVolumes(volumes, lastKnownPath: lastKnown)
+        return try VolumeGuard.run(touching: lastKnown, volumes: directory, timeout: volumeResponseTimeout) {
+            () throws(BookmarkError) -> Bookmark in
+            try create(
+                for: path, bytes: lastKnown, options: options, resourceKeys: resourceKeys, relativeTo: relativeTo,
+                volumes: directory, useAncestorCache: useAncestorCache)
+        }
+    }
+
+    /// ``create(for:options:resourceKeys:relativeTo:volumes:useAncestorCache:volumeResponseTimeout:)``
+    /// once the path is known to be safe to touch.
+    static func create(
+        for path: FilePath, bytes lastKnown: [UInt8], options: BookmarkCreationOptions, resourceKeys: [ResourceKey],
+        relativeTo: FilePath?, volumes directory: MountedVolumes, useAncestorCache: Bool
+    ) throws(BookmarkError) -> Bookmark {
+        try BookmarkError.wrapping(lastKnownPath: lastKnown) {
             let target = try locateForCreation(path, bytes: lastKnown, useCache: useAncestorCache, volumes: directory)
             let id = target.id
             let real = target.path

@@ -48,7 +48,7 @@ extension Bookmark {
         for attempt in 1...max(1, attempts) {
             let resolution = try resolve(resolving, volumes: table)
             lastResolution = resolution
-            if let descriptor = try resolution.openIfUnchanged(options) {
+            if let descriptor = try resolution.openIfUnchanged(options, timeout: resolving.volumeResponseTimeout) {
                 return OpenedBookmark(descriptor: descriptor, resolution: resolution, attempts: attempt)
             }
         }
@@ -99,10 +99,18 @@ extension Resolution {
     }
 
     /// The verified descriptor, or `nil` when the path no longer holds this resolution's object.
-    func openIfUnchanged(_ options: OwnedDescriptor.OpenOptions) throws(BookmarkError) -> OwnedDescriptor? {
-        try VerifiedOpen.open(path, options: options) { located in
-            guard let now = try? FileID.identify(located, on: volume) else { return false }
-            return now.isSameObject(as: fileID)
+    ///
+    /// On a FUSE or network volume the open runs under the watchdog, with `timeout`.
+    func openIfUnchanged(_ options: OwnedDescriptor.OpenOptions, timeout: Duration = .seconds(2))
+        throws(BookmarkError) -> OwnedDescriptor?
+    {
+        let resolution = self
+        return try VolumeGuard.run(on: volume, timeout: timeout, path: PathBytes(path).bytes) {
+            () throws(BookmarkError) -> OwnedDescriptor? in
+            try VerifiedOpen.open(resolution.path, options: options) { located in
+                guard let now = try? FileID.identify(located, on: resolution.volume) else { return false }
+                return now.isSameObject(as: resolution.fileID)
+            }
         }
     }
 }

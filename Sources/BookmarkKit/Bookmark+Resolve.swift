@@ -20,7 +20,8 @@ extension Bookmark {
         let recorded = try recordedCache.recorded(for: record)
         let directory = try Self.mountedVolumes(volumes, lastKnownPath: recorded.path)
         var resolver = Resolver(recorded: recorded, options: options, directory: directory)
-        return try resolver.run()
+        let start = try resolver.begin()
+        return try resolver.guarded(start) { resolver, start throws(BookmarkError) in try resolver.run(from: start) }
     }
 
     /// `given`, or a fresh table of the mounted volumes, or the error that says the mount table is unreadable.
@@ -35,12 +36,21 @@ extension Bookmark {
 }
 
 /// One resolution's state.
-struct Resolver {
+struct Resolver: Sendable {
     let recorded: Recorded
     let options: ResolutionOptions
     let directory: MountedVolumes
     var notes: [String] = []
     var entriesSearched = 0
+    /// Told when a search starts, with its time budget (a watched resolution extends its deadline).
+    var searchStarts: (@Sendable (Duration) -> Void)?
+
+    /// Where the volume is, and the path to try first: all that is learnt without touching a
+    /// volume that may block (the mount table and the kernel's own block devices).
+    struct Start: Sendable {
+        var volume: Volume?
+        var current: [UInt8]
+    }
 
     init(recorded: Recorded, options: ResolutionOptions, directory: MountedVolumes) {
         self.recorded = recorded
@@ -57,8 +67,17 @@ struct Resolver {
         case needsSearch(volume: Volume?, current: [UInt8], replacement: Found?, deleted: Bool)
     }
 
-    mutating func run() throws(BookmarkError) -> Resolution {
-        switch try runUntilSearch() {
+    /// The steps that touch no volume that may block: cancellation and the volume's location.
+    mutating func begin() throws(BookmarkError) -> Start {
+        if options.cancellation?.isCancelled == true || Task.isCancelled {
+            throw error(.cancelled, "cancelled before it started")
+        }
+        let volume = try locateVolume()
+        return Start(volume: volume, current: volume.map { recorded.rerooted(at: $0) } ?? recorded.path)
+    }
+
+    mutating func run(from start: Start) throws(BookmarkError) -> Resolution {
+        switch try runUntilSearch(from: start) {
         case .resolved(let resolution): return resolution
         case .needsSearch(let volume, let current, let replacement, let deleted):
             if !deleted, options.search, let volume, let found = try search(on: volume, from: current) {
@@ -69,12 +88,9 @@ struct Resolver {
     }
 
     /// Everything up to the search: volume, path, replacement, relative, handle.
-    mutating func runUntilSearch() throws(BookmarkError) -> Outcome {
-        if options.cancellation?.isCancelled == true || Task.isCancelled {
-            throw error(.cancelled, "cancelled before it started")
-        }
-        let volume = try locateVolume()
-        let current = volume.map { recorded.rerooted(at: $0) } ?? recorded.path
+    mutating func runUntilSearch(from start: Start) throws(BookmarkError) -> Outcome {
+        let volume = start.volume
+        let current = start.current
         var replacement: Found?
 
         // 1. Path first.
@@ -233,6 +249,7 @@ struct Resolver {
 
     mutating func search(on volume: Volume, from current: [UInt8]) throws(BookmarkError) -> Found? {
         guard recorded.inode != nil else { return nil }
+        searchStarts?(options.budget.time)
         let start = deepestDirectory(of: current, within: volume)
         var search = OutwardSearch(
             volume: volume, goal: SearchGoal(recorded: recorded, name: recorded.components.last ?? []),
@@ -275,9 +292,12 @@ struct Resolver {
         }
         // Volumes other than the root file system first: moves usually go to removable and data volumes.
         let candidates = directory.allVolumes().filter {
-            $0.isPersistent && $0.category == .local && $0.root == [UInt8(ascii: "/")] && $0.key != volume?.key
+            // Not FUSE: walking a volume whose daemon may not answer is not worth a guess.
+            $0.isPersistent && $0.category == .local && !$0.mayBlock && $0.root == [UInt8(ascii: "/")]
+                && $0.key != volume?.key
         }.sorted { ($0.mountPoint == [UInt8(ascii: "/")] ? 1 : 0) < ($1.mountPoint == [UInt8(ascii: "/")] ? 1 : 0) }
         for other in candidates {
+            searchStarts?(options.budget.time)
             var search = OutwardSearch(
                 volume: other, goal: SearchGoal(recorded: recorded, name: name, fingerprint: fingerprint),
                 budget: options.budget, cancellation: options.cancellation)

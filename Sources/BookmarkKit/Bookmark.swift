@@ -1,7 +1,6 @@
 import BookmarkFormat
 import FileIdentity
 import SecureFiles
-import Synchronization
 import SystemPackage
 
 /// Bookmark data: a durable reference to a file or directory, in Apple's `book` layout.
@@ -75,7 +74,7 @@ public struct Bookmark: Sendable, Hashable {
 
 /// The ``Recorded`` form of one record, computed on first use (see ``Bookmark/recordedCache``).
 final class RecordedCache: Sendable {
-    private let value = Mutex<Recorded?>(nil)
+    private let value = Locked<Recorded?>(nil)
 
     init() {}
 

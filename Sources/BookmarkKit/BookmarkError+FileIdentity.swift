@@ -6,7 +6,8 @@ extension BookmarkError {
     /// A failed call maps as its `FileSystemError` cause does (which becomes
     /// ``fileSystemError``). A mount missing from the mount table is `notFound`: the
     /// object's mount went away while it was being identified, so it is not reachable there. A
-    /// malformed mount table is a `fileSystem` failure.
+    /// volume that did not answer is `volumeNotResponding`, with its mount point. A malformed
+    /// mount table is a `fileSystem` failure.
     init(_ error: FileIdentityError, lastKnownPath: [UInt8]? = nil) {
         if let cause = error.cause {
             self.init(cause, lastKnownPath: lastKnownPath)
@@ -15,8 +16,10 @@ extension BookmarkError {
         let code: Code
         switch error.code {
         case .notInMountTable: code = .notFound
+        case .volumeNotResponding: code = .volumeNotResponding
         default: code = .fileSystem
         }
         self.init(code, error.description, lastKnownPath: lastKnownPath)
+        mountPoint = error.mountPoint
     }
 }

@@ -19,6 +19,10 @@ public struct BookmarkError: Error, Sendable, CustomStringConvertible {
         /// The object at the resolved path was not the resolved object when it was opened (it was
         /// replaced, moved or deleted in between), on every attempt. Nothing was opened.
         case objectChanged
+        /// The volume is FUSE or network and did not answer within the response timeout (or an
+        /// earlier call on it is still waiting): ``mountPoint`` says where it is mounted. The call
+        /// that did not return was abandoned on a thread of its own (Docs/RELIABILITY.md).
+        case volumeNotResponding
         /// Any other file system failure.
         case fileSystem
     }
@@ -41,6 +45,8 @@ public struct BookmarkError: Error, Sendable, CustomStringConvertible {
     public var fileSystemError: FileSystemError?
     /// The underlying format error, if any.
     public var formatError: BookmarkFormatError?
+    /// For ``Code/volumeNotResponding``: where the volume that did not answer is mounted.
+    public var mountPoint: [UInt8]?
 
     init(
         _ code: Code, _ message: String, lastKnownPath: [UInt8]? = nil, volumeName: String? = nil,

@@ -65,12 +65,19 @@ public struct ResolutionOptions: Sendable {
     public var relativeTo: FilePath?
     /// A flag to cancel the resolution from elsewhere.
     public var cancellation: CancellationFlag?
+    /// How long a volume that may block (FUSE, network: `MountEntry.mayBlock`) may take to answer
+    /// before the resolution gives up with ``BookmarkError/Code/volumeNotResponding`` (default
+    /// 2 s). A search on such a volume gets its budget's time on top. Volumes that cannot block
+    /// are not timed.
+    public var volumeResponseTimeout: Duration
 
     /// Creates options; the defaults are the safe, non-blocking ones.
     public init(
         search: Bool = true, budget: SearchBudget = .default, useHandles: Bool = true, allowMounting: Bool = false,
-        crossVolumeHeuristic: Bool = false, relativeTo: FilePath? = nil, cancellation: CancellationFlag? = nil
+        crossVolumeHeuristic: Bool = false, relativeTo: FilePath? = nil, cancellation: CancellationFlag? = nil,
+        volumeResponseTimeout: Duration = .seconds(2)
     ) {
+        self.volumeResponseTimeout = volumeResponseTimeout
         self.search = search
         self.budget = budget
         self.useHandles = useHandles

@@ -1,6 +1,5 @@
 import FileIdentity
 import SecureFiles
-import Synchronization
 import SystemPackage
 
 /// A file-reference URL: `file:///.file/id=<mount>.<inode>.<generation>` (a trailing `/` for
@@ -86,14 +85,21 @@ public struct FileReferenceURL: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: ``BookmarkError`` (`notFound`, `permissionDenied`, …).
     public init(for path: FilePath) throws(BookmarkError) {
-        let (id, real) = try BookmarkError.wrapping(lastKnownPath: PathBytes(path).bytes) {
-            let descriptor = try Directory.current.open(path, options: [.pathOnly])
-            return (try FileID.identify(descriptor), try descriptor.currentPathBytes())
+        let bytes = PathBytes(path).bytes
+        let table = try Bookmark.mountedVolumes(nil, lastKnownPath: bytes)
+        let (id, real) = try VolumeGuard.run(touching: bytes, volumes: table, timeout: .seconds(2)) {
+            () throws(BookmarkError) -> (FileID, [UInt8]?) in
+            try BookmarkError.wrapping(lastKnownPath: bytes) {
+                let descriptor = try Directory.current.open(path, options: [.pathOnly])
+                return (try FileID.identify(descriptor, volumes: table), try descriptor.currentPathBytes())
+            }
         }
         self.init(
             mountID: id.uniqueMountID ?? Self.standIn(for: id.mountID),
             inode: id.inode, generation: id.generation, isDirectory: id.kind == .directory)
-        if let real { FileReferenceCache.shared.remember(self, path: real, handle: id.handle?.bytes) }
+        if let real {
+            FileReferenceCache.shared.remember(self, path: real, handle: id.handle?.bytes, volume: id.volume)
+        }
     }
 
     /// What a reference records for a mount on kernels before 6.8, which have no unique ids: the
@@ -132,9 +138,13 @@ extension FileReferenceURL {
         let table = try Bookmark.mountedVolumes(volumes, lastKnownPath: nil)
         for _ in 1...max(1, attempts) {
             let resolution = try resolve(budget: budget, useHandles: useHandles, volumes: table)
-            let opened = try VerifiedOpen.open(resolution.path, options: options) { located in
-                guard let id = try? FileID.identify(located, volumes: table) else { return false }
-                return isReferenced(id)
+            let reference = self
+            let opened = try VolumeGuard.run(touching: PathBytes(resolution.path).bytes, volumes: table, timeout: .seconds(2)) {
+                () throws(BookmarkError) -> OwnedDescriptor? in
+                try VerifiedOpen.open(resolution.path, options: options) { located in
+                    guard let id = try? FileID.identify(located, volumes: table) else { return false }
+                    return reference.isReferenced(id)
+                }
             }
             if let opened { return (opened, resolution) }
             FileReferenceCache.shared.forget(self)
@@ -185,7 +195,7 @@ extension FileReferenceURL {
     public func resolve(budget: SearchBudget = .default, useHandles: Bool = true, volumes: MountedVolumes? = nil)
         throws(BookmarkError) -> FileReferenceResolution
     {
-        if let path = FileReferenceCache.shared.verifiedPath(for: self) {
+        if let path = try FileReferenceCache.shared.verifiedPath(for: self) {
             return FileReferenceResolution(path: FilePath(bytes: path), method: .cache, entriesSearched: 0)
         }
         let directory: MountedVolumes
@@ -194,12 +204,27 @@ extension FileReferenceURL {
         } catch {
             throw BookmarkError(.fileSystem, "cannot read the mount table: \(error)")
         }
-        guard let (entry, root) = mount(in: directory.table) else {
+        guard let (entry, root) = try mount(in: directory.table) else {
             throw BookmarkError(
                 .volumeNotMounted,
                 "the mount \(mountID) this reference was made on is gone (unmounted, remounted or rebooted); "
                     + "file-reference URLs do not outlive a mount: use a bookmark")
         }
+        guard entry.mayBlock else { return try resolve(on: entry, root: root, volumes: directory, budget: budget, useHandles: useHandles) }
+        // On FUSE or network: watched, with the search budget on top of the response timeout.
+        let reference = self
+        return try VolumeGuard.run(
+            on: VolumeWatchdog.Mount(entry), timeout: .seconds(2) + budget.time, path: entry.mountPoint
+        ) { () throws(BookmarkError) -> FileReferenceResolution in
+            try reference.resolve(on: entry, root: root, volumes: directory, budget: budget, useHandles: useHandles)
+        }
+    }
+
+    /// The rest of ``resolve(budget:useHandles:volumes:)``, on the mount found; closes `root`.
+    private func resolve(
+        on entry: MountEntry, root: OwnedDescriptor, volumes directory: MountedVolumes, budget: SearchBudget,
+        useHandles: Bool
+    ) throws(BookmarkError) -> FileReferenceResolution {
         defer { try? root.close() }
         // `open_by_handle_at` and the walk need a real descriptor of the mount's root, not `O_PATH`.
         let readable: OwnedDescriptor
@@ -221,19 +246,41 @@ extension FileReferenceURL {
 
     /// The mounted entry with this reference's mount id, and its root (`O_PATH`). Each local mount
     /// point is opened with `O_PATH` (no read permission needed, nothing triggered) and asked for its
-    /// mount id; network and pseudo file systems are never touched.
-    func mount(in table: MountTable) -> (MountEntry, OwnedDescriptor)? {
-        for entry in table.entries where entry.category != .network && entry.category != .pseudo {
-            guard let root = try? Directory.current.open(entry.mountPointPath, options: [.pathOnly, .directory])
-            else { continue }
-            if let status = try? root.status(),
-                Self.recordedMountID(status) == mountID,
-                status.uniqueMountID != nil || status.mountID == entry.mountID
-            {
-                return (entry, root)
-            }
-            try? root.close()
+    /// mount id; network and pseudo file systems are never touched. FUSE mounts are asked last, each
+    /// under the watchdog: a daemon that does not answer is skipped, and reported
+    /// (`volumeNotResponding`) only if no other mount is the reference's.
+    func mount(in table: MountTable) throws(BookmarkError) -> (MountEntry, OwnedDescriptor)? {
+        let candidates = table.entries.filter { $0.category != .network && $0.category != .pseudo }
+        for entry in candidates where !entry.mayBlock {
+            if let root = root(of: entry) { return (entry, root) }
         }
+        var silent: BookmarkError?
+        for entry in candidates where entry.mayBlock {
+            let reference = self
+            do throws(BookmarkError) {
+                let root = try VolumeGuard.run(on: VolumeWatchdog.Mount(entry), timeout: .seconds(2), path: entry.mountPoint) {
+                    () throws(BookmarkError) -> OwnedDescriptor? in reference.root(of: entry)
+                }
+                if let root { return (entry, root) }
+            } catch {
+                if silent == nil { silent = error }
+            }
+        }
+        if let silent { throw silent }
+        return nil
+    }
+
+    /// The root of `entry` (`O_PATH`) when it is this reference's mount.
+    private func root(of entry: MountEntry) -> OwnedDescriptor? {
+        guard let root = try? Directory.current.open(entry.mountPointPath, options: [.pathOnly, .directory])
+        else { return nil }
+        if let status = try? root.status(),
+            Self.recordedMountID(status) == mountID,
+            status.uniqueMountID != nil || status.mountID == entry.mountID
+        {
+            return root
+        }
+        try? root.close()
         return nil
     }
 
@@ -255,7 +302,7 @@ extension FileReferenceURL {
         guard let opened = try? handle.open(onMountOf: root) else { return nil }
         defer { try? opened.close() }
         guard matches(opened, volume: volume), let path = try? opened.currentPath() else { return nil }
-        FileReferenceCache.shared.remember(self, path: PathBytes(path).bytes, handle: try? opened.fileHandle().bytes)
+        FileReferenceCache.shared.remember(self, path: PathBytes(path).bytes, handle: try? opened.fileHandle().bytes, volume: volume)
         return FileReferenceResolution(path: path, method: .handle, entriesSearched: 0)
     }
 
@@ -264,7 +311,7 @@ extension FileReferenceURL {
         throws(BookmarkError) -> FileReferenceResolution
     {
         if let status = try? root.status(), status.inode == inode, isDirectory {
-            FileReferenceCache.shared.remember(self, path: entry.mountPoint, handle: nil)
+            FileReferenceCache.shared.remember(self, path: entry.mountPoint, handle: nil, volume: volume)
             return FileReferenceResolution(path: entry.mountPointPath, method: .search, entriesSearched: 0)
         }
         var walker = VolumeWalker(budget: budget, cancellation: nil)
@@ -292,7 +339,7 @@ extension FileReferenceURL {
         guard found, let foundPath else {
             throw BookmarkError(.notFound, "no object with inode \(inode) on the mount \(mountID): it was deleted")
         }
-        FileReferenceCache.shared.remember(self, path: foundPath, handle: nil)
+        FileReferenceCache.shared.remember(self, path: foundPath, handle: nil, volume: volume)
         return FileReferenceResolution(path: FilePath(bytes: foundPath), method: .search, entriesSearched: walker.entries)
     }
 }
@@ -309,6 +356,8 @@ final class FileReferenceCache: Sendable {
         var path: [UInt8]
         var handle: [UInt8]?
         var stamp: UInt64
+        /// The FUSE or network mount the path is on, whose check runs under the watchdog.
+        var watched: VolumeWatchdog.Mount?
     }
 
     struct State {
@@ -317,14 +366,15 @@ final class FileReferenceCache: Sendable {
     }
 
     let capacity: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(capacity: Int) { self.capacity = capacity }
 
-    func remember(_ reference: FileReferenceURL, path: [UInt8], handle: [UInt8]?) {
+    func remember(_ reference: FileReferenceURL, path: [UInt8], handle: [UInt8]?, volume: Volume?) {
+        let watched = volume.flatMap { $0.mayBlock ? VolumeWatchdog.Mount($0) : nil }
         state.withLock { state in
             state.clock += 1
-            state.entries[reference] = Entry(path: path, handle: handle, stamp: state.clock)
+            state.entries[reference] = Entry(path: path, handle: handle, stamp: state.clock, watched: watched)
             if state.entries.count > capacity, let oldest = state.entries.min(by: { $0.value.stamp < $1.value.stamp }) {
                 state.entries[oldest.key] = nil
             }
@@ -342,8 +392,18 @@ final class FileReferenceCache: Sendable {
     }
 
     /// The cached path when the object there is still the referenced one.
-    func verifiedPath(for reference: FileReferenceURL) -> [UInt8]? {
+    ///
+    /// - Throws: ``BookmarkError`` `volumeNotResponding` when the path is on a FUSE or network
+    ///   volume that does not answer.
+    func verifiedPath(for reference: FileReferenceURL) throws(BookmarkError) -> [UInt8]? {
         guard let entry = state.withLock({ $0.entries[reference] }) else { return nil }
+        guard let watched = entry.watched else { return verify(entry, for: reference) }
+        return try VolumeGuard.run(on: watched, timeout: .seconds(2), path: entry.path) {
+            () throws(BookmarkError) -> [UInt8]? in self.verify(entry, for: reference)
+        }
+    }
+
+    private func verify(_ entry: Entry, for reference: FileReferenceURL) -> [UInt8]? {
         guard let opened = try? Directory.current.open(bytes: entry.path, options: [.pathOnly, .noFollow]),
             let status = try? opened.status()
         else {

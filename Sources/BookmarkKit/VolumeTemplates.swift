@@ -1,7 +1,6 @@
 import BookmarkFormat
 import FileIdentity
 import SecureFiles
-import Synchronization
 
 /// Records that already carry a volume's facts (key group `0x2000`: path, URL, name, UUID,
 /// capacity, mount point birth time; plus the creation options and the user), one per volume and
@@ -25,7 +24,7 @@ final class VolumeTemplates: Sendable {
         var uid: UInt32
     }
 
-    private let templates = Mutex<[Key: (volume: Volume, record: BookmarkRecord)]>([:])
+    private let templates = Locked<[Key: (volume: Volume, record: BookmarkRecord)]>([:])
 
     /// A record with `volume`'s facts, the options and the user set; made with `make` the first time.
     func record(

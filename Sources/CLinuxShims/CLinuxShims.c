@@ -16,6 +16,10 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
 _Static_assert(sizeof(struct cls_statx) == 256, "struct statx is 256 bytes in the kernel ABI");
 
 int cls_statx(int dirfd, const char *path, int flags, unsigned int mask, struct cls_statx *out) {
@@ -151,4 +155,36 @@ int cls_at_empty_path(void) { return AT_EMPTY_PATH; }
 
 int cls_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags) {
     return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
+}
+
+pid_t cls_spawn_response_probe(const char *mount_point, const char *path, int *read_fd) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        int saved = errno;
+        close(fds[0]);
+        close(fds[1]);
+        errno = saved;
+        return -1;
+    }
+    if (pid == 0) {
+        /* The child: raw system calls only (the parent may have had other threads holding locks).
+           Every descriptor but the pipe is closed first: a child stuck for hours must not hold
+           the parent's stdout open, or `x=$(bookmark ...)` would wait for it. */
+        if (fds[1] > 0) syscall(SYS_close_range, 0U, (unsigned int)fds[1] - 1U, 0U);
+        syscall(SYS_close_range, (unsigned int)fds[1] + 1U, ~0U, 0U);
+        struct statfs volume;
+        syscall(SYS_statfs, mount_point, &volume);
+        if (path != NULL) {
+            struct cls_statx status;
+            syscall(SYS_statx, AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, 0x7ffU, &status);
+        }
+        char answered = 1;
+        syscall(SYS_write, fds[1], &answered, 1);
+        syscall(SYS_exit_group, 0);
+    }
+    close(fds[1]);
+    *read_fd = fds[0];
+    return pid;
 }

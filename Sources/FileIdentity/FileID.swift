@@ -89,6 +89,8 @@ extension FileID {
     ///   - path: The file. Relative paths start at the working directory.
     ///   - followSymlinks: Whether a trailing symlink is followed (default) or identified itself.
     ///   - volumes: The mounted volumes to reuse across calls (each volume is identified once).
+    ///   - responseTimeout: How long a FUSE or network volume may take to answer (default 2 s):
+    ///     the call then fails with ``FileIdentityError/Code/volumeNotResponding``.
     /// - Throws: ``FileIdentityError``: ``FileIdentityError/Code/fileSystem`` when the file cannot be
     ///   reached (its ``FileIdentityError/cause`` says why: `ENOENT`, `EACCES` on a parent, …); see
     ///   also ``identify(_:volumes:)``.
@@ -98,15 +100,37 @@ extension FileID {
     /// (no privilege needed) and, only if the generation cannot be decoded from the handle,
     /// `FS_IOC_GETVERSION` on a read-only non-blocking open of a regular file or directory.
     public static func identify(
-        _ path: FilePath, followSymlinks: Bool = true, volumes: MountedVolumes? = nil
+        _ path: FilePath, followSymlinks: Bool = true, volumes: MountedVolumes? = nil,
+        responseTimeout: Duration = .seconds(2)
     ) throws(FileIdentityError) -> FileID {
         Audit.intent("FileID.identify", PathBytes(path).bytes, ["followSymlinks": String(followSymlinks)])
-        var options: OwnedDescriptor.OpenOptions = [.pathOnly]
-        if !followSymlinks { options.insert(.noFollow) }
-        let descriptor = try FileIdentityError.wrapping { () throws(FileSystemError) in
-            try Directory.current.open(path, options: options)
+        let options: OwnedDescriptor.OpenOptions = followSymlinks ? [.pathOnly] : [.pathOnly, .noFollow]
+        let table: MountedVolumes
+        if let volumes { table = volumes } else { table = try MountedVolumes() }
+        let identifyHere = { @Sendable () throws(FileIdentityError) -> FileID in
+            let descriptor = try FileIdentityError.wrapping { () throws(FileSystemError) in
+                try Directory.current.open(path, options: options)
+            }
+            return try identify(descriptor, volumes: table)
         }
-        return try identify(descriptor, volumes: volumes)
+        var absolute = PathBytes(path).bytes
+        if absolute.first != UInt8(ascii: "/"), let cwd = try? Directory.current.open(".", options: [.pathOnly]).currentPathBytes() {
+            absolute = PathBytes(cwd).appending(PathBytes(absolute)).bytes
+        }
+        guard case .mayBlock(let entry) = table.hazard(of: absolute) else { return try identifyHere() }
+        let outcome = VolumeWatchdog.run(on: VolumeWatchdog.Mount(entry), timeout: responseTimeout, path: absolute) {
+            _ -> Result<FileID, FileIdentityError> in
+            do throws(FileIdentityError) {
+                return .success(try identifyHere())
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .finished(let result): return try result.get()
+        case .notResponding(let error): throw error
+        case .cancelled: throw FileIdentityError(.volumeNotResponding, "cancelled while waiting for the volume", path: path)
+        }
     }
 
     /// The identity of the object at a path from two path lookups, `statx` and

@@ -25,6 +25,11 @@ public struct FileIdentityError: Error, Sendable, Hashable, CustomStringConverti
         /// libblkid finds no single file system on a block device: none, or several conflicting
         /// signatures (`BlockDeviceProbe.probe(device:)`).
         public static let unrecognizedDevice = Code("unrecognizedDevice")
+        /// A volume that can block (FUSE, network; `MountEntry.mayBlock`) did not answer within
+        /// the response timeout, or an earlier call on it is still waiting.
+        /// ``FileIdentityError/mountPoint`` says where it is mounted; the call was abandoned, not
+        /// cancelled (see Docs/RELIABILITY.md).
+        public static let volumeNotResponding = Code("volumeNotResponding")
 
         /// The name, for descriptions.
         public var description: String { name }
@@ -40,6 +45,8 @@ public struct FileIdentityError: Error, Sendable, Hashable, CustomStringConverti
     public var path: FilePath?
     /// For ``Code/malformedMountTable``: the 1-based line that could not be parsed.
     public var mountTableLine: Int?
+    /// For ``Code/volumeNotResponding``: where the volume that did not answer is mounted.
+    public var mountPoint: [UInt8]?
     /// Where in the library the error was raised (`file:line`).
     public var location: String
 

@@ -41,6 +41,18 @@ public struct MountEntry: Sendable, Hashable {
 
     /// The kind of file system, for deciding what may be touched.
     public var category: FileSystemCategory { FileSystemCategory(fsType: fsType) }
+
+    /// Whether a call that touches this mount can block for as long as something outside the
+    /// kernel takes to answer: FUSE (`fuse`, `fuseblk`, `fuse.*`: a daemon answers every request,
+    /// and a stopped daemon never does) and network file systems (``FileSystemCategory/network``:
+    /// a server that went away). Such mounts are never opened to list or identify volumes, and calls
+    /// that must touch them run under a response timeout (see Docs/RELIABILITY.md).
+    public var mayBlock: Bool { FileSystemCategory.mayBlock(fsType: fsType) }
+
+    /// Whether this is an automount trigger (`autofs`): looking up a name beneath it mounts
+    /// something (and waits for the automount daemon), so the library never looks beneath one
+    /// unless asked to mount.
+    public var isAutomountTrigger: Bool { fsType == "autofs" }
 }
 
 /// How a file system type is treated when volumes are enumerated or located.
@@ -66,6 +78,13 @@ public enum FileSystemCategory: String, Sendable, Hashable, Codable {
         "nfs", "nfs4", "cifs", "smb3", "smbfs", "ceph", "9p", "afs", "glusterfs", "fuse.sshfs", "fuse.rclone",
         "fuse.s3fs", "fuse.glusterfs", "lustre", "davfs", "fuse.davfs2", "ncpfs", "coda", "gfs2", "ocfs2",
     ]
+
+    /// Whether calls on a file system of this type wait for a daemon or a server (see
+    /// ``MountEntry/mayBlock``).
+    public static func mayBlock(fsType: String) -> Bool {
+        fsType == "fuse" || fsType == "fuseblk" || fsType.hasPrefix("fuse.") || networkTypes.contains(fsType)
+            || fsType.hasPrefix("nfs")
+    }
 
     /// The category of a mountinfo file system type.
     public init(fsType: String) {
@@ -157,6 +176,25 @@ public struct MountTable: Sendable, Hashable {
         -> FileIdentityError
     {
         FileIdentityError(.malformedMountTable, reason, mountTableLine: line, file: file, line: lineInFile)
+    }
+
+    /// The mount a path is on, read from the table without touching the file system: the entry
+    /// with the longest mount point that contains `path` (component-wise), the last one where
+    /// several are stacked on one mount point (the kernel lists a mount after the one it covers).
+    ///
+    /// Symbolic links along `path` are not followed (the table cannot see them), so a path through
+    /// a link into another mount reports the link's mount.
+    ///
+    /// - Parameter path: An absolute path, as raw bytes.
+    /// - Returns: The entry, or `nil` for a relative path or an empty table.
+    public func entry(covering path: [UInt8]) -> MountEntry? {
+        guard path.first == UInt8(ascii: "/") else { return nil }
+        var best: MountEntry?
+        for entry in entries where PathBytes(path).isWithin(PathBytes(entry.mountPoint)) {
+            if let current = best, current.mountPoint.count > entry.mountPoint.count { continue }
+            best = entry
+        }
+        return best
     }
 
     /// The entries that are real volumes (not pseudo file systems), in kernel order.

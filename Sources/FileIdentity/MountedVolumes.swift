@@ -1,4 +1,3 @@
-import Synchronization
 import SecureFiles
 import SystemPackage
 
@@ -18,14 +17,18 @@ public enum VolumeLocation: Sendable, Hashable {
 public final class MountedVolumes: Sendable {
     /// The mount table these volumes were read from.
     public let table: MountTable
-    private let cache = Mutex<[MountID: Volume]>([:])
+    private let cache = Locked<[MountID: Volume]>([:])
     /// UUIDs already located, so a batch of bookmarks on one volume looks it up once.
-    private let located = Mutex<[String: Volume]>([:])
+    private let located = Locked<[String: Volume]>([:])
     /// The UUID (as spelled by the caller) and volume of the last successful ``locate(uuid:hint:)``.
-    private let lastLocated = Mutex<(String, Volume)?>(nil)
+    private let lastLocated = Locked<(String, Volume)?>(nil)
     /// Birth times of mount points already examined, by mount id (`nil` inside: none reported).
-    private let mountPointBirths = Mutex<[MountID: Timestamp?]>([:])
+    private let mountPointBirths = Locked<[MountID: Timestamp?]>([:])
     private let touchNetwork: Bool
+    /// The mounts that may block (FUSE, network), so a path on none of them is cleared with one test.
+    private let blockingMounts: [MountEntry]
+    /// Whether any mount is an automount trigger.
+    private let hasAutomountTriggers: Bool
 
     /// Reads `/proc/self/mountinfo`.
     ///
@@ -39,6 +42,29 @@ public final class MountedVolumes: Sendable {
     public init(table: MountTable, touchNetwork: Bool = false) {
         self.table = table
         self.touchNetwork = touchNetwork
+        blockingMounts = table.entries.filter(\.mayBlock)
+        hasAutomountTriggers = table.entries.contains(where: \.isAutomountTrigger)
+    }
+
+    /// What touching a path would risk, read from the mount table alone.
+    package enum PathHazard: Sendable {
+        /// The path is on a mount that answers without waiting for anyone.
+        case none
+        /// The path is on this FUSE or network mount: touch it only under ``VolumeWatchdog``.
+        case mayBlock(MountEntry)
+        /// The path is beneath this automount trigger with nothing mounted there yet: looking it
+        /// up would mount (and wait for the automount daemon).
+        case automount(MountEntry)
+    }
+
+    /// What touching `path` would risk (see ``PathHazard``). Costs one test when no mount may
+    /// block, which is the common case; otherwise one scan of the table.
+    package func hazard(of path: [UInt8]) -> PathHazard {
+        if blockingMounts.isEmpty && !hasAutomountTriggers { return .none }
+        guard let entry = table.entry(covering: path) else { return .none }
+        if entry.mayBlock { return .mayBlock(entry) }
+        if entry.isAutomountTrigger { return .automount(entry) }
+        return .none
     }
 
     /// The volume of a mount entry, identified once and cached.

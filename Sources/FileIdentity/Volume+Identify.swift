@@ -8,7 +8,9 @@ extension Volume {
     ///   - entry: The mount.
     ///   - descriptor: A descriptor opened for I/O on that mount, if the caller has one; otherwise the
     ///     mount point is opened (read-only, non-blocking, as a directory) and checked to be that mount.
-    ///   - touchNetwork: Whether network file systems may be opened (they may block). Default `false`.
+    ///   - touchNetwork: Whether network and FUSE file systems may be opened without a descriptor
+    ///     (they may block). Default `false`: they are identified from the mount table and, for
+    ///     `fuseblk`, their block device.
     ///
     /// Never throws: a volume that cannot be asked still gets an identity from its source and type.
     package static func identify(
@@ -23,7 +25,11 @@ extension Volume {
         if entry.category == .network && !touchNetwork { return volume }
         if entry.category == .pseudo { return volume }
 
-        let handle = descriptor ?? openMountPoint(of: entry)
+        // A FUSE mount's root is opened only when the caller already holds a descriptor on it (it
+        // asked about a file there) or allowed blocking: a daemon that stopped answering would
+        // hold the open forever. Its block device (fuseblk) is still probed: that is the kernel's.
+        let mayOpen = !entry.mayBlock || touchNetwork
+        let handle = descriptor ?? (mayOpen ? openMountPoint(of: entry) : nil)
         let statistics = try? handle?.fileSystemStatistics()
         if let statistics {
             volume.fsid = statistics.fsid

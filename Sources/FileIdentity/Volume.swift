@@ -183,6 +183,9 @@ public struct Volume: Sendable, Hashable {
         get { box.fields.category }
         set { update { $0.category = newValue } }
     }
+    /// Whether calls on this volume can wait for a FUSE daemon or a network server (see
+    /// ``MountEntry/mayBlock``).
+    public var mayBlock: Bool { FileSystemCategory.mayBlock(fsType: fsType) }
     /// The per-mount random UUID of tmpfs: identifies this mount only, never stored as a volume UUID.
     public var sessionUUID: String? {
         get { box.fields.sessionUUID }

@@ -1,4 +1,3 @@
-import Synchronization
 import SystemPackage
 
 /// The audit log of the secure file layer: every operation at two levels, plus policy events.
@@ -49,7 +48,7 @@ public final class AuditLog: SyscallObserver {
         var faults: [SyscallFault]
         var next = 1
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// What this log records.
     public let level: Level
@@ -57,7 +56,7 @@ public final class AuditLog: SyscallObserver {
     /// Creates an empty log at `level` that injects `faults` (the first matching rule wins).
     public init(level: Level = .full, faults: [SyscallFault] = []) {
         self.level = level
-        state = Mutex(State(faults: faults))
+        state = Locked(State(faults: faults))
     }
 
     /// Every record, in order.

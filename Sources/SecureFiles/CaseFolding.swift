@@ -1,4 +1,3 @@
-import Synchronization
 import SystemPackage
 
 #if canImport(Glibc)
@@ -26,7 +25,7 @@ final class CaseFoldingCache: Sendable {
         var device: DeviceNumber
         var inode: UInt64
     }
-    private let entries = Mutex<[Key: Bool]>([:])
+    private let entries = Locked<[Key: Bool]>([:])
 
     func value(_ key: Key) -> Bool? { entries.withLock { $0[key] } }
     func store(_ key: Key, _ folds: Bool) { entries.withLock { $0[key] = folds } }

@@ -29,7 +29,7 @@ public final class Directory: Sendable, CustomStringConvertible {
     /// The resolver chosen at creation.
     public let backend: ResolverBackend
 
-    let kernelResolverFailed: Mutex<Errno?>
+    let kernelResolverFailed: Locked<Errno?>
     let caseFolding: CaseFoldingCache
 
     init(
@@ -41,7 +41,7 @@ public final class Directory: Sendable, CustomStringConvertible {
         self.auditLog = auditLog
         self.backend = backend
         self.caseFolding = caseFolding
-        self.kernelResolverFailed = Mutex(kernelResolverFailed)
+        self.kernelResolverFailed = Locked(kernelResolverFailed)
     }
 
     /// Opens `path` as a root.

@@ -14,18 +14,20 @@ import SystemPackage
 /// `O_CLOEXEC`. The descriptor names an *object*, not a path: it stays valid when the file or
 /// directory is renamed.
 public final class OwnedDescriptor: Sendable, CustomStringConvertible {
-    private let state: Mutex<CInt>
+    /// The descriptor number; -1 once closed. Atomic (not a lock): every use reads it once, and
+    /// ThreadSanitizer sees atomics, where it cannot see `Synchronization.Mutex`.
+    private let state: Atomic<CInt>
     /// The path it was opened with, for messages only; never used to reach the file again.
     public let openedPath: FilePath?
 
     /// Takes ownership of `fd`.
     init(adopting fd: CInt, openedPath: FilePath?) {
-        state = Mutex(fd)
+        state = Atomic(fd)
         self.openedPath = openedPath
     }
 
     deinit {
-        let fd = state.withLock { $0 }
+        let fd = state.load(ordering: .acquiring)
         if fd >= 0 { _ = Sys.close(fd) }
     }
 
@@ -34,12 +36,12 @@ public final class OwnedDescriptor: Sendable, CustomStringConvertible {
     package static let workingDirectory = OwnedDescriptor(adopting: atCurrentDirectory, openedPath: ".")
 
     /// Whether this is ``workingDirectory`` (`AT_FDCWD`).
-    package var isWorkingDirectory: Bool { state.withLock { $0 } == atCurrentDirectory }
+    package var isWorkingDirectory: Bool { state.load(ordering: .acquiring) == atCurrentDirectory }
 
     /// The descriptor number while open, or `nil` after ``close()``. Do not close it yourself.
     /// For the working directory it is `AT_FDCWD` (-100), which every `*at` call accepts.
     public var rawValue: CInt? {
-        let fd = state.withLock { $0 }
+        let fd = state.load(ordering: .acquiring)
         return fd >= 0 || fd == atCurrentDirectory ? fd : nil
     }
 
@@ -47,11 +49,9 @@ public final class OwnedDescriptor: Sendable, CustomStringConvertible {
     ///
     /// The corresponding C function is `close`.
     public func close() throws(FileSystemError) {
-        let fd = state.withLock { value -> CInt in
-            let old = value
-            if old != atCurrentDirectory { value = -1 }
-            return old
-        }
+        // The working directory is never closed; anything else is taken exactly once.
+        if state.load(ordering: .acquiring) == atCurrentDirectory { return }
+        let fd = state.exchange(-1, ordering: .acquiringAndReleasing)
         guard fd >= 0 else { return }  // closed already, or AT_FDCWD
         if case .failure(let errno) = Sys.close(fd) {
             throw FileSystemError(syscall: "close", errno: errno, path: openedPath)
@@ -66,7 +66,7 @@ public final class OwnedDescriptor: Sendable, CustomStringConvertible {
 
     /// Runs `body` with the raw descriptor; a closed descriptor fails as EBADF for `syscall`.
     func using<T>(_ syscall: String, _ body: (CInt) -> Result<T, Errno>) throws(FileSystemError) -> T {
-        let fd = state.withLock { $0 }
+        let fd = state.load(ordering: .acquiring)
         guard fd >= 0 || fd == atCurrentDirectory else { throw FileSystemError(syscall: syscall, errno: .badFileDescriptor, path: openedPath) }
         switch body(fd) {
         case .success(let value): return value

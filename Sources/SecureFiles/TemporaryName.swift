@@ -1,4 +1,3 @@
-import Synchronization
 import SystemPackage
 
 #if canImport(Glibc)
@@ -49,7 +48,7 @@ enum TemporaryName {
 
 /// A process's identity that survives pid reuse: its pid and its start time.
 enum ProcessStart {
-    private static let cache = Mutex<(pid: Int32, start: UInt64)?>(nil)
+    private static let cache = Locked<(pid: Int32, start: UInt64)?>(nil)
 
     /// This process (recomputed after a `fork`, since the pid changes).
     static var current: (pid: Int32, start: UInt64) {

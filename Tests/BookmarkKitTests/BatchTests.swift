@@ -2,7 +2,6 @@ import BookmarkKit
 import FileIdentity
 import Foundation
 import SystemPackage
-import Synchronization
 import Testing
 import VolumeFixtures
 
@@ -23,7 +22,7 @@ struct BatchTests {
             }
             // Move every tenth file into one far directory.
             try tree.shell("for d in $(seq 0 99); do for f in $(seq 0 10 99); do mv p/$d/f$f moved/$d-$f; done; done")
-            let reports = Mutex<[BatchProgress]>([])
+            let reports = Guarded<[BatchProgress]>([])
             var options = ResolutionOptions(useHandles: false)
             options.budget = .unlimited
             let results = Bookmark.resolveAll(bookmarks, options: options) { progress in

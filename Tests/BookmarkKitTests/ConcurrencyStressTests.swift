@@ -68,5 +68,5 @@ struct ConcurrencyStressTests {
 /// What the stress test's tasks share.
 final class StressState: Sendable {
     let stop = Atomic<Bool>(false)
-    let failures = Mutex<[String]>([])
+    let failures = Guarded<[String]>([])
 }

@@ -52,9 +52,9 @@ struct FileReferenceURLTests {
     func cacheBound() throws {
         let cache = FileReferenceCache(capacity: 2)
         let references = (1...3).map { FileReferenceURL(mountID: UniqueMountID(rawValue: 1), inode: UInt64($0), generation: nil, isDirectory: true) }
-        cache.remember(references[0], path: Array("/".utf8), handle: nil)
-        cache.remember(references[1], path: Array("/".utf8), handle: nil)
-        cache.remember(references[2], path: Array("/".utf8), handle: nil)
+        cache.remember(references[0], path: Array("/".utf8), handle: nil, volume: nil)
+        cache.remember(references[1], path: Array("/".utf8), handle: nil, volume: nil)
+        cache.remember(references[2], path: Array("/".utf8), handle: nil, volume: nil)
         #expect(cache.count == 2)
         #expect(!cache.contains(references[0]))
         #expect(cache.contains(references[1]) && cache.contains(references[2]))

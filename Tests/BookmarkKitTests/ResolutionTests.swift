@@ -85,6 +85,7 @@ func exitStatus(for code: BookmarkError.Code) -> Int32 {
     case .volumeNotMounted: return 4
     case .corruptData: return 5
     case .permissionDenied: return 13
+    case .volumeNotResponding: return 75
     case .cancelled, .fileSystem, .objectChanged: return 1
     }
 }

@@ -225,7 +225,7 @@ struct FileIdentityAuditTests {
             #expect(log.intents.first?.path == Array(path.utf8))
             let names = Set(log.effects.map(\.call.name))
             #expect(names.isSuperset(of: ["openat", "statx", "name_to_handle_at", "read"]))
-            let open = try #require(log.effects(named: "openat").first)
+            let open = try #require(log.effects(named: "openat").first { $0.call.path == Array(path.utf8) })
             #expect(open.identities.result?.inode == id.inode)
             #expect(log.effects(named: "statx").contains { $0.identities.directory?.inode == id.inode })
             #expect(log.jsonLines().contains("\"operation\":\"FileID.identify\""))

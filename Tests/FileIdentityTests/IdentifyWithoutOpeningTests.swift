@@ -1,7 +1,6 @@
 import FileIdentity
 import Foundation
 import SecureFiles
-import Synchronization
 import SystemPackage
 import Testing
 import VolumeFixtures
@@ -148,7 +147,7 @@ struct IdentifyWithoutOpeningTests {
 
 /// An observer that runs `swap` once, just before the first `name_to_handle_at`, and injects nothing.
 final class SwapBeforeHandle: SyscallObserver {
-    private let done = Mutex(false)
+    private let done = Guarded(false)
     private let swap: @Sendable () -> Bool
 
     init(_ swap: @escaping @Sendable () -> Bool) { self.swap = swap }

@@ -2,7 +2,6 @@ import CLinuxShims
 import Dispatch
 import Foundation
 import SecureFiles
-import Synchronization
 import SystemPackage
 import Testing
 import VolumeFixtures
@@ -18,7 +17,7 @@ struct RaceTests {
 
     /// Failures collected from concurrent tasks.
     final class Failures: Sendable {
-        private let list = Mutex<[String]>([])
+        private let list = Guarded<[String]>([])
         func add(_ failure: String) { list.withLock { $0.append(failure) } }
         var all: [String] { list.withLock { $0 } }
     }

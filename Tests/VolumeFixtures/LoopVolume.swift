@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The file systems the fixture can make.
 public enum FixtureFileSystem: String, Sendable, CaseIterable, CustomStringConvertible {
@@ -94,9 +93,9 @@ public final class LoopVolume: @unchecked Sendable {
     /// The loop device it is attached to now (`nil` while detached, and always for tmpfs).
     public private(set) var loopDevice: String?
 
-    private static let lock = Mutex(())
-    private static let counter = Mutex(0)
-    private static let swept = Mutex(false)
+    private static let lock = Guarded(())
+    private static let counter = Guarded(0)
+    private static let swept = Guarded(false)
 
     /// Makes the file system and mounts it at `directory/mnt`.
     public init(_ kind: FixtureFileSystem, uuid: String = UUID().uuidString.lowercased(), label: String = "fixture")

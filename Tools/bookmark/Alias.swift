@@ -26,7 +26,8 @@ extension BookmarkCommand {
             let bookmark: Bookmark
             let write: AliasFileWrite
             do {
-                bookmark = try Bookmark.create(for: FilePath(target), options: [.suitableForBookmarkFile])
+                bookmark = try Bookmark.create(
+                    for: FilePath(target), options: [.suitableForBookmarkFile], volumeResponseTimeout: global.volumeTimeout)
                 write = try bookmark.writeAliasFile(to: FilePath(aliasFile))
             } catch {
                 throw Output.fail(error, path: error.lastKnownPath.map(escapedPath) ?? target).exitCode

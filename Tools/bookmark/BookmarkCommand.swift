@@ -26,4 +26,18 @@ struct BookmarkCommand: ParsableCommand {
 struct GlobalOptions: ParsableArguments {
     @Flag(help: "Print machine-readable JSON on stdout.")
     var json = false
+
+    @Option(
+        name: .customLong("volume-timeout"),
+        help: "Seconds a FUSE or network volume may take to answer before exit 75 (default 2).")
+    var volumeTimeoutSeconds: Double = 2
+
+    func validate() throws {
+        guard volumeTimeoutSeconds.isFinite, volumeTimeoutSeconds > 0, volumeTimeoutSeconds <= 86_400 else {
+            throw ValidationError("--volume-timeout must be more than 0 and at most 86400 seconds")
+        }
+    }
+
+    /// `--volume-timeout` as a duration.
+    var volumeTimeout: Duration { .milliseconds(Int64((volumeTimeoutSeconds * 1000).rounded(.up))) }
 }

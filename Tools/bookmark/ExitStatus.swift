@@ -26,6 +26,9 @@ enum ExitStatus: Int32, CaseIterable, Error {
     case sourceUnreadable = 66
     /// A bug: an error the tool did not expect.
     case internalError = 70
+    /// A FUSE or network volume did not answer within `--volume-timeout` (sysexits' EX_TEMPFAIL:
+    /// trying again later may work). Distinct from `volumeNotMounted`: the volume is mounted.
+    case volumeNotResponding = 75
 
     /// What each code means, one line each.
     var meaning: String {
@@ -41,6 +44,7 @@ enum ExitStatus: Int32, CaseIterable, Error {
         case .usage: return "usage error"
         case .sourceUnreadable: return "a SOURCE file cannot be opened (missing, no permission)"
         case .internalError: return "internal error"
+        case .volumeNotResponding: return "a FUSE or network volume did not respond within --volume-timeout"
         }
     }
 

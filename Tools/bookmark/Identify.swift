@@ -22,7 +22,7 @@ extension BookmarkCommand {
         func run() throws {
             let id: FileID
             do {
-                id = try FileID.identify(FilePath(path), followSymlinks: !noFollow)
+                id = try FileID.identify(FilePath(path), followSymlinks: !noFollow, responseTimeout: global.volumeTimeout)
             } catch {
                 throw Output.fail(error, path: path).exitCode
             }

@@ -45,7 +45,7 @@ extension BookmarkCommand {
                 if readOnly { options.insert(.securityScopeAllowOnlyReadAccess) }
                 bookmark = try Bookmark.create(
                     for: FilePath(path), options: options,
-                    relativeTo: relativeTo.map { FilePath($0) })
+                    relativeTo: relativeTo.map { FilePath($0) }, volumeResponseTimeout: global.volumeTimeout)
                 if let signing { bookmark = try signing.key.sign(bookmark) }
                 data = try bookmark.data()
             } catch {

@@ -34,6 +34,7 @@ enum Output {
             case .volumeNotMounted: return .volumeNotMounted
             case .corruptData: return .corruptData
             case .permissionDenied: return .permissionDenied
+            case .volumeNotResponding: return .volumeNotResponding
             case .cancelled, .fileSystem, .objectChanged: return .failure
             }
         }
@@ -44,6 +45,7 @@ enum Output {
         if let error = error as? FileIdentityError {
             self.error(prefix + error.description)
             if let cause = error.cause { return status(of: cause) }
+            if error.code == .volumeNotResponding { return .volumeNotResponding }
             // The object's mount left the table while it was identified: it is not reachable.
             return error.code == .notInMountTable ? .notFound : .failure
         }

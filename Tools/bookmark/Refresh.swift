@@ -58,7 +58,7 @@ extension BookmarkCommand {
                 }
                 do {
                     let outcome = try Bookmark.refreshFile(
-                        at: FilePath(source), options: ResolutionOptions(search: !noSearch), signingKey: key)
+                        at: FilePath(source), options: ResolutionOptions(search: !noSearch, volumeResponseTimeout: global.volumeTimeout), signingKey: key)
                     let report = RefreshJSON(
                         source: source, status: outcome.rewritten ? "refreshed" : "fresh",
                         path: escapedPath(PathBytes(outcome.resolution.path).bytes), container: outcome.container.rawValue,

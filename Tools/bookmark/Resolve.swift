@@ -56,7 +56,8 @@ extension BookmarkCommand {
         func run() throws {
             let (decoded, raw) = try SourceInput.decode(source)
             let bookmark = Bookmark(record: decoded.record)
-            var options = ResolutionOptions(search: !noSearch, crossVolumeHeuristic: crossVolume)
+            var options = ResolutionOptions(
+                search: !noSearch, crossVolumeHeuristic: crossVolume, volumeResponseTimeout: global.volumeTimeout)
             if let budgetMilliseconds { options.budget.time = .milliseconds(budgetMilliseconds) }
             options.relativeTo = relativeTo.map { FilePath($0) }
             if let keyFile {

@@ -157,4 +157,16 @@ int cls_at_empty_path(void);
 /** renameat2(2) (flags RENAME_NOREPLACE 1, RENAME_EXCHANGE 2). */
 int cls_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
 
+/**
+ * Forks a child that asks a volume to answer: statfs(mount_point) (FUSE and NFS always send it to
+ * the daemon or server) and, when path is not NULL, statx(path) without following or automounting.
+ * When both return, it writes one byte to a pipe and exits. Returns the child's pid and the pipe's
+ * read end in *read_fd, or -1 with errno set.
+ *
+ * Why a process and not a thread: a thread stuck in a FUSE request cannot be killed, and a process
+ * cannot finish exiting while one of its threads is stuck, so its parent's wait() would hang. A
+ * stuck child is left to init instead. The child makes raw system calls only.
+ */
+pid_t cls_spawn_response_probe(const char *mount_point, const char *path, int *read_fd);
+
 #endif
