@@ -244,12 +244,31 @@ extension FileReferenceURL {
     /// The current path (`filePathURL`), or `nil` when it cannot be resolved.
     public var filePath: FilePath? { try? resolve().path }
 
-    /// The mounted entry with this reference's mount id, and its root (`O_PATH`). Each local mount
+    /// The mounted entry with this reference's mount id, and its root (`O_PATH`). On Linux 6.8 and
+    /// later `statmount` names the mount without touching any file system (only that mount's root is
+    /// then opened, watched if it is FUSE or network). Before that, each local mount
     /// point is opened with `O_PATH` (no read permission needed, nothing triggered) and asked for its
     /// mount id; network and pseudo file systems are never touched. FUSE mounts are asked last, each
     /// under the watchdog: a daemon that does not answer is skipped, and reported
     /// (`volumeNotResponding`) only if no other mount is the reference's.
     func mount(in table: MountTable) throws(BookmarkError) -> (MountEntry, OwnedDescriptor)? {
+        // Linux 6.8+: the mount namespace says which mount has this unique id, touching nothing.
+        switch mountID.reusableID() {
+        case .success(let reusable):
+            guard let entry = table.entry(mountID: reusable) ?? (try? MountTable.current())?.entry(mountID: reusable),
+                entry.category != .pseudo
+            else { return nil }
+            guard entry.mayBlock else { return root(of: entry).map { (entry, $0) } }
+            let reference = self
+            let root = try VolumeGuard.run(on: VolumeWatchdog.Mount(entry), timeout: .seconds(2), path: entry.mountPoint) {
+                () throws(BookmarkError) -> OwnedDescriptor? in reference.root(of: entry)
+            }
+            return root.map { (entry, $0) }
+        case .failure(.noSuchFileOrDirectory):
+            return nil  // unmounted since the reference was made
+        case .failure:
+            break  // an older kernel (or a stand-in id): ask each mount point
+        }
         let candidates = table.entries.filter { $0.category != .network && $0.category != .pseudo }
         for entry in candidates where !entry.mayBlock {
             if let root = root(of: entry) { return (entry, root) }

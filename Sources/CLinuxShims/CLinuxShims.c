@@ -5,6 +5,7 @@
 #include "CLinuxShims.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <stdio.h>
@@ -187,4 +188,45 @@ pid_t cls_spawn_response_probe(const char *mount_point, const char *path, int *r
     close(fds[1]);
     *read_fd = fds[0];
     return pid;
+}
+
+#ifndef SYS_statmount
+#define SYS_statmount 457
+#endif
+/* The start of the kernel's struct statmount (include/uapi/linux/mount.h, Linux 6.8), declared
+   here because Debian 12's headers predate it. */
+struct cls_statmount_head {
+    uint32_t size;
+    uint32_t mnt_opts;
+    uint64_t mask;
+    uint32_t sb_dev_major;
+    uint32_t sb_dev_minor;
+    uint64_t sb_magic;
+    uint32_t sb_flags;
+    uint32_t fs_type;
+    uint64_t mnt_id;
+    uint64_t mnt_parent_id;
+    uint32_t mnt_id_old;
+    uint32_t mnt_parent_id_old;
+};
+_Static_assert(offsetof(struct cls_statmount_head, mnt_id_old) == 56, "statmount layout");
+
+int cls_statmount_old_id(uint64_t unique_id, uint32_t *old_id) {
+    struct {
+        uint32_t size;
+        uint32_t spare;
+        uint64_t mnt_id;
+        uint64_t param;
+    } request = {24, 0, unique_id, 0x2 /* STATMOUNT_MNT_BASIC */};
+    /* Room for the whole structure of later kernels; only the head is read. */
+    uint64_t buffer[64];
+    memset(buffer, 0, sizeof buffer);
+    if (syscall(SYS_statmount, &request, buffer, sizeof buffer, 0) != 0) return -1;
+    const struct cls_statmount_head *head = (const struct cls_statmount_head *)buffer;
+    if (!(head->mask & 0x2)) {
+        errno = EOPNOTSUPP;
+        return -1;
+    }
+    *old_id = head->mnt_id_old;
+    return 0;
 }

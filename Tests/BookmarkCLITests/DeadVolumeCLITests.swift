@@ -40,7 +40,7 @@ struct DeadVolumeCLITests {
         let (resolved, seconds) = try Self.timed(["resolve", "--volume-timeout", "0.5", onDead])
         #expect(resolved.status == 75, "\(resolved.stderr)")
         #expect(resolved.stderr.contains("volumeNotResponding") && resolved.stderr.contains(fuse.mountPoint), "\(resolved.stderr)")
-        #expect(seconds < 5, "took \(seconds) s")
+        #expect(seconds < 15, "took \(seconds) s")
         for arguments in [
             ["id", "--volume-timeout", "0.5", fuse.mountPoint + "/doc.txt"],
             ["make", "--volume-timeout", "0.5", fuse.mountPoint + "/doc.txt"],
@@ -48,7 +48,7 @@ struct DeadVolumeCLITests {
         ] {
             let (result, seconds) = try Self.timed(arguments)
             #expect(result.status == 75, "\(arguments[0]): \(result.status) \(result.stderr)")
-            #expect(seconds < 5, "\(arguments[0]) took \(seconds) s")
+            #expect(seconds < 15, "\(arguments[0]) took \(seconds) s")
         }
         #expect(try BookmarkTool.run(["resolve", "--volume-timeout", "0", onDead]).status == 64)
 
@@ -62,7 +62,7 @@ struct DeadVolumeCLITests {
             return (result, Double(elapsed.components.seconds))
         }()
         #expect(shell.stdout.contains("status=75"), "\(shell.stdout)")
-        #expect(shellSeconds < 5)
+        #expect(shellSeconds < 15)
 
         fuse.resume()
         let healed = try BookmarkTool.run(["resolve", onDead])

@@ -13,7 +13,7 @@ struct HostileInputTests {
             guard let e = error as? BookmarkFormatError, case .cycle(let off) = e.kind else { return false }
             return off == 0x3C && e.offset == 48 + 0x3C
         }
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < .seconds(10), "a hang, not a slow machine: the limit is generous on purpose")
         #expect(throws: BookmarkFormatError.self) { _ = try BookmarkSource(decoding: bytes) }
     }
 
@@ -99,7 +99,7 @@ struct HostileInputTests {
             guard let e = e as? BookmarkFormatError, case .itemLimitExceeded = e.kind else { return false }
             return true
         }
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < .seconds(10), "a hang, not a slow machine: the limit is generous on purpose")
     }
 
     @Test func largeSharedStringHitsExpandedSizeLimit() throws {
@@ -114,7 +114,7 @@ struct HostileInputTests {
             guard let e = e as? BookmarkFormatError, case .expandedSizeLimitExceeded = e.kind else { return false }
             return true
         }
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < .seconds(10), "a hang, not a slow machine: the limit is generous on purpose")
     }
 
     @Test func deepNestingHitsDepthLimit() throws {

@@ -60,7 +60,7 @@ struct VerificationTests {
                 #expect(error.violation == violation, "\(path): \(error)")
                 #expect(error.code == .rejected)
                 #expect(String(describing: error).contains("rejected"))
-                #expect(ContinuousClock.now - started < .seconds(2), "\(path) must not block")
+                #expect(ContinuousClock.now - started < .seconds(10), "\(path) must not block")
             }
             #expect(log.rejections == cases.map(\.1))
             // Every check was made on a descriptor: no statx by name after the O_PATH open.

@@ -29,7 +29,7 @@ struct GlobalOptions: ParsableArguments {
 
     @Option(
         name: .customLong("volume-timeout"),
-        help: "Seconds a FUSE or network volume may take to answer before exit 75 (default 2).")
+        help: ArgumentHelp("Seconds a FUSE or network volume may take to answer before exit 75.", valueName: "seconds"))
     var volumeTimeoutSeconds: Double = 2
 
     func validate() throws {

@@ -24,8 +24,6 @@ enum ExitStatus: Int32, CaseIterable, Error {
     /// A SOURCE (bookmark or alias file) that cannot be opened: missing, unreadable, a dangling
     /// symlink. Distinct from `notFound`, which is about the bookmarked object (sysexits' EX_NOINPUT).
     case sourceUnreadable = 66
-    /// A bug: an error the tool did not expect.
-    case internalError = 70
     /// A FUSE or network volume did not answer within `--volume-timeout` (sysexits' EX_TEMPFAIL:
     /// trying again later may work). Distinct from `volumeNotMounted`: the volume is mounted.
     case volumeNotResponding = 75
@@ -43,7 +41,6 @@ enum ExitStatus: Int32, CaseIterable, Error {
         case .permissionDenied: return "permission denied"
         case .usage: return "usage error"
         case .sourceUnreadable: return "a SOURCE file cannot be opened (missing, no permission)"
-        case .internalError: return "internal error"
         case .volumeNotResponding: return "a FUSE or network volume did not respond within --volume-timeout"
         }
     }

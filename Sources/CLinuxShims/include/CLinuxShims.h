@@ -169,4 +169,12 @@ int cls_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *n
  */
 pid_t cls_spawn_response_probe(const char *mount_point, const char *path, int *read_fd);
 
+/**
+ * statmount(2) (Linux 6.8) with STATMOUNT_MNT_BASIC: the reusable mount id (mountinfo's first field)
+ * of the mount with this unique id. A query of the mount namespace: it touches no file system, so a
+ * FUSE or network mount that does not answer cannot block it. Returns 0, or -1 with errno (ENOENT:
+ * no such mount; ENOSYS: an older kernel).
+ */
+int cls_statmount_old_id(uint64_t unique_id, uint32_t *old_id);
+
 #endif
