@@ -93,7 +93,7 @@ public final class LoopVolume: @unchecked Sendable {
     /// The loop device it is attached to now (`nil` while detached, and always for tmpfs).
     public private(set) var loopDevice: String?
 
-    private static let lock = Guarded(())
+    private static let lock = Guarded(0)  // not Guarded(()): ThreadSanitizer mistakes a zero-sized value for the lock field beside it
     private static let counter = Guarded(0)
     private static let swept = Guarded(false)
 
