@@ -12,7 +12,9 @@ extension Bookmark {
     ///   - bytes: What to write.
     ///   - path: Where; a relative path starts at the working directory.
     ///   - permissions: The mode of a new file (exact, whatever the umask); a replaced file keeps its mode.
-    /// - Throws: ``BookmarkError`` (`permissionDenied`, `fileSystem`, …) naming the call that failed.
+    /// - Throws: ``BookmarkError`` (`permissionDenied`, `fileSystem`, …) naming the call that failed;
+    ///   `volumeNotResponding` when the destination is on a FUSE or network volume that does not
+    ///   answer within 2 s.
     public static func writeAtomically(
         _ bytes: [UInt8], to path: FilePath, permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
     ) throws(BookmarkError) {
@@ -31,15 +33,29 @@ extension Bookmark {
         let options = ReplaceOptions(
             permissions: .keepExisting(otherwise: permissions), extendedAttributes: attributes,
             skipsUnsupportedAttributes: true, mustExist: mustExist)
-        do throws(FileSystemError) {
-            return try Directory.current.replace(path, contents: bytes, options: options)
-        } catch {
-            throw BookmarkError(error, lastKnownPath: PathBytes(path).bytes)
+        let bytesOfPath = PathBytes(path).bytes
+        // A FUSE or network destination is written under the watchdog: a write abandoned there may
+        // still complete later, and then atomically (old or new, as always).
+        let table = try mountedVolumes(nil, lastKnownPath: bytesOfPath)
+        return try VolumeGuard.run(touching: bytesOfPath, volumes: table, timeout: .seconds(2)) {
+            () throws(BookmarkError) -> ReplaceOutcome in
+            do throws(FileSystemError) {
+                return try Directory.current.replace(path, contents: bytes, options: options)
+            } catch {
+                throw BookmarkError(error, lastKnownPath: bytesOfPath)
+            }
         }
     }
 
     /// Reads a regular file of at most the decoder's input limit (bookmark data, alias files).
     static func readSmallFile(_ path: FilePath) throws(BookmarkError) -> [UInt8] {
+        let table = try mountedVolumes(nil, lastKnownPath: PathBytes(path).bytes)
+        return try VolumeGuard.run(touching: PathBytes(path).bytes, volumes: table, timeout: .seconds(2)) {
+            () throws(BookmarkError) -> [UInt8] in try readSmallFileHere(path)
+        }
+    }
+
+    private static func readSmallFileHere(_ path: FilePath) throws(BookmarkError) -> [UInt8] {
         do throws(FileSystemError) {
             let file = try Directory.current.open(path, options: [.readOnly, .nonBlocking])
             let status = try file.status()

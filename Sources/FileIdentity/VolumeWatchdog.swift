@@ -258,3 +258,28 @@ private final class JobRunner: Sendable {
     let run: @Sendable () -> Void
     init(run: @escaping @Sendable () -> Void) { self.run = run }
 }
+
+extension VolumeWatchdog {
+    /// Runs `body` here when `path` is on a volume that answers by itself, or watched (probe,
+    /// then a thread, each with `timeout`) when it is on a FUSE or network mount.
+    ///
+    /// - Parameters:
+    ///   - path: The path `body` touches; a relative one is taken from the working directory.
+    ///   - volumes: The mount table to decide with.
+    /// - Returns: `body`'s value, or ``FileIdentityError/Code/volumeNotResponding``.
+    package static func guarding<Value: Sendable>(
+        path: [UInt8], volumes: MountedVolumes, timeout: Duration, _ body: @escaping @Sendable () -> Value
+    ) -> Result<Value, FileIdentityError> {
+        var absolute = path
+        if absolute.first != UInt8(ascii: "/"), let cwd = try? Directory.current.open(".", options: [.pathOnly]).currentPathBytes() {
+            absolute = PathBytes(cwd).appending(PathBytes(absolute)).bytes
+        }
+        guard case .mayBlock(let entry) = volumes.hazard(of: absolute) else { return .success(body()) }
+        switch run(on: Mount(entry), timeout: timeout, path: absolute, { _ in body() }) {
+        case .finished(let value): return .success(value)
+        case .notResponding(let error): return .failure(error)
+        case .cancelled:
+            return .failure(FileIdentityError(.volumeNotResponding, "cancelled while waiting for the volume", path: FilePath(bytes: path)))
+        }
+    }
+}

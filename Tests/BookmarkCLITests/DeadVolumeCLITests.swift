@@ -30,6 +30,9 @@ struct DeadVolumeCLITests {
         #expect(try BookmarkTool.run(["make", fuse.mountPoint + "/doc.txt", "-o", onDead]).status == 0)
         #expect(try BookmarkTool.run(["make", work + "/else.txt", "-o", elsewhere]).status == 0)
 
+        // A bookmark file kept on the FUSE volume itself (SOURCE there).
+        try FileManager.default.copyItem(atPath: elsewhere, toPath: fuse.backing + "/else.bookmark")
+
         try fuse.stall()
         defer { fuse.resume() }
         let (volumes, _) = try Self.timed(["volumes", "--json"])
@@ -51,6 +54,13 @@ struct DeadVolumeCLITests {
             #expect(seconds < 15, "\(arguments[0]) took \(seconds) s")
         }
         #expect(try BookmarkTool.run(["resolve", "--volume-timeout", "0", onDead]).status == 64)
+        // Reading a SOURCE from it and writing a bookmark into it: exit 75 too, not a hang.
+        let (source, sourceSeconds) = try Self.timed(["resolve", fuse.mountPoint + "/else.bookmark"])
+        #expect(source.status == 75, "\(source.status) \(source.stderr)")
+        #expect(sourceSeconds < 15)
+        let (written, writtenSeconds) = try Self.timed(["make", work + "/else.txt", "-o", fuse.mountPoint + "/out.bookmark"])
+        #expect(written.status == 75, "\(written.status) \(written.stderr)")
+        #expect(writtenSeconds < 15)
 
         // A shell that captures the output gets it and goes on: nothing left behind holds stdout.
         let tool = try #require(BookmarkTool.path)

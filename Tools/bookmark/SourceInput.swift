@@ -1,5 +1,6 @@
 import ArgumentParser
 import BookmarkFormat
+import FileIdentity
 import Foundation
 import SecureFiles
 import SystemPackage
@@ -32,7 +33,19 @@ enum SourceInput {
 
     /// A SOURCE file's bytes, or the exit status for it after saying why on stderr: 66 when it
     /// cannot be opened, 5 when it is not a regular file of at most the decoder's limit.
-    static func read(_ source: String) -> Result<[UInt8], ExitStatus> {
+    static func read(_ source: String, volumeTimeout: Duration = .seconds(2)) -> Result<[UInt8], ExitStatus> {
+        // A SOURCE on a FUSE or network volume that does not answer: exit 75, not a hang.
+        guard let volumes = try? MountedVolumes() else { return readHere(source) }
+        switch VolumeWatchdog.guarding(path: PathBytes(FilePath(source)).bytes, volumes: volumes, timeout: volumeTimeout, {
+            readHere(source)
+        }) {
+        case .success(let result): return result
+        case .failure(let error): return .failure(Output.fail(error, path: source))
+        }
+    }
+
+    /// ``read(_:volumeTimeout:)`` once the SOURCE is known to be safe to touch.
+    private static func readHere(_ source: String) -> Result<[UInt8], ExitStatus> {
         let fd: OwnedDescriptor
         do throws(FileSystemError) {
             // O_NONBLOCK: a FIFO or a device is opened without waiting, then refused below.
