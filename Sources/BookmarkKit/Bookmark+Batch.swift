@@ -34,7 +34,7 @@ extension Bookmark {
         var results = [Result<Resolution, BookmarkError>?](repeating: nil, count: bookmarks.count)
         let directory: MountedVolumes
         do {
-            directory = try volumes ?? MountedVolumes()
+            directory = try volumes ?? MountedVolumes.shared()
         } catch {
             let failure = BookmarkError(.fileSystem, "cannot read the mount table: \(error)")
             return bookmarks.map { _ in .failure(failure) }

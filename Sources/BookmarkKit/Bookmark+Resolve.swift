@@ -24,11 +24,13 @@ extension Bookmark {
         return try resolver.guarded(start) { resolver, start throws(BookmarkError) in try resolver.run(from: start) }
     }
 
-    /// `given`, or a fresh table of the mounted volumes, or the error that says the mount table is unreadable.
+    /// `given`, or the process's shared table (`MountedVolumes.shared()`: revalidated by one
+    /// `poll`, re-read only after a mount or unmount), or the error that says the mount table is
+    /// unreadable.
     static func mountedVolumes(_ given: MountedVolumes?, lastKnownPath: [UInt8]?) throws(BookmarkError) -> MountedVolumes {
         if let given { return given }
         do {
-            return try MountedVolumes()
+            return try MountedVolumes.shared()
         } catch {
             throw BookmarkError(.fileSystem, "cannot read the mount table: \(error)", lastKnownPath: lastKnownPath)
         }

@@ -5,7 +5,7 @@ import SystemPackage
 
 /// Bookmark data: a durable reference to a file or directory, in Apple's `book` layout.
 ///
-/// Create one with ``create(for:options:resourceKeys:relativeTo:volumes:useAncestorCache:)``, store
+/// Create one with ``create(for:options:resourceKeys:relativeTo:volumes:useAncestorCache:volumeResponseTimeout:)``, store
 /// its ``data()`` anywhere, and later ``resolve(_:volumes:)`` it to find the object again after renames, moves, atomic saves and remounts.
 public struct Bookmark: Sendable, Hashable {
     /// The decoded record (every key, including unknown ones, kept).

@@ -200,7 +200,7 @@ extension FileReferenceURL {
         }
         let directory: MountedVolumes
         do {
-            directory = try volumes ?? MountedVolumes()
+            directory = try volumes ?? MountedVolumes.shared()
         } catch {
             throw BookmarkError(.fileSystem, "cannot read the mount table: \(error)")
         }

@@ -106,7 +106,7 @@ extension FileID {
         Audit.intent("FileID.identify", PathBytes(path).bytes, ["followSymlinks": String(followSymlinks)])
         let options: OwnedDescriptor.OpenOptions = followSymlinks ? [.pathOnly] : [.pathOnly, .noFollow]
         let table: MountedVolumes
-        if let volumes { table = volumes } else { table = try MountedVolumes() }
+        if let volumes { table = volumes } else { table = try MountedVolumes.shared() }
         let identifyHere = { @Sendable () throws(FileIdentityError) -> FileID in
             let descriptor = try FileIdentityError.wrapping { () throws(FileSystemError) in
                 try Directory.current.open(path, options: options)
@@ -135,7 +135,7 @@ extension FileID {
 
     /// The identity of the object at a path from two path lookups, `statx` and
     /// `name_to_handle_at`, without opening it: about 0.8 of the open-based
-    /// ``identify(_:followSymlinks:volumes:)`` in system time, for checking many paths (resolving
+    /// ``identify(_:followSymlinks:volumes:responseTimeout:)`` in system time, for checking many paths (resolving
     /// unmoved bookmarks).
     ///
     /// The two lookups could see two different objects if the path changes between them, so the
@@ -147,7 +147,7 @@ extension FileID {
     ///   - followSymlinks: Whether a trailing symlink is followed or identified itself.
     ///   - volumes: The mounted volumes (each volume is identified once).
     /// - Returns: The identity, or `nil` when the handle is missing, of an unknown layout, or names
-    ///   another inode: then use the open-based ``identify(_:followSymlinks:volumes:)``.
+    ///   another inode: then use the open-based ``identify(_:followSymlinks:volumes:responseTimeout:)``.
     /// - Throws: ``FileIdentityError`` (``FileIdentityError/Code/fileSystem``) whose cause names
     ///   `statx` when the path cannot be examined (`ENOENT`, …).
     package static func identifyWithoutOpening(
@@ -200,7 +200,7 @@ extension FileID {
             reusableMountID = try FileIdentityError.wrapping { () throws(FileSystemError) in try descriptor.reusableMountID() }
         }
         let mounted: MountedVolumes
-        if let volumes { mounted = volumes } else { mounted = try MountedVolumes() }
+        if let volumes { mounted = volumes } else { mounted = try MountedVolumes.shared() }
         guard let entry = mounted.entry(mountID: reusableMountID) else {
             throw FileIdentityError(
                 .notInMountTable, "the object's mount (id \(reusableMountID)) is not in /proc/self/mountinfo",

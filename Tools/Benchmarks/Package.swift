@@ -17,6 +17,7 @@ let package = Package(
             dependencies: [
                 "CBenchBaseline",
                 .product(name: "BookmarkKit", package: "swift-bookmarks"),
+                .product(name: "BookmarkFoundation", package: "swift-bookmarks"),
                 .product(name: "BookmarkFormat", package: "swift-bookmarks"),
                 .product(name: "FileIdentity", package: "swift-bookmarks"),
                 .product(name: "SecureFiles", package: "swift-bookmarks"),

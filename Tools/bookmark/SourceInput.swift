@@ -35,7 +35,7 @@ enum SourceInput {
     /// cannot be opened, 5 when it is not a regular file of at most the decoder's limit.
     static func read(_ source: String, volumeTimeout: Duration = .seconds(2)) -> Result<[UInt8], ExitStatus> {
         // A SOURCE on a FUSE or network volume that does not answer: exit 75, not a hang.
-        guard let volumes = try? MountedVolumes() else { return readHere(source) }
+        guard let volumes = try? MountedVolumes.shared() else { return readHere(source) }
         switch VolumeWatchdog.guarding(path: PathBytes(FilePath(source)).bytes, volumes: volumes, timeout: volumeTimeout, {
             readHere(source)
         }) {

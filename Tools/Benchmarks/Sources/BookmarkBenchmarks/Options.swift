@@ -16,7 +16,7 @@ struct Options {
     var oneByOne = false
     /// Only these metric groups (`--only`); `nil`: all.
     var only: Set<String>?
-    static let metricGroups = ["unmoved", "create", "moved", "deleted", "batch", "handles", "codec", "open"]
+    static let metricGroups = ["unmoved", "default", "create", "moved", "deleted", "batch", "handles", "codec", "open"]
     /// Skip the all-metrics run (sweep only).
     var sweepOnly = false
     /// Where to write the results as JSON.
@@ -37,7 +37,7 @@ struct Options {
           --batch N       bookmarks in the batch metric (default 10000)
           --sweep LIST    also time the moved- and deleted-file cases on trees of these sizes
           --sweep-only    run only the sweep
-          --only LIST     only these metrics: unmoved, create, moved, deleted, batch, handles,
+          --only LIST     only these metrics: unmoved, default, create, moved, deleted, batch, handles,
                           codec, open (comma-separated; for quick re-measurement of one fix)
           --one-by-one    also time the batch with one resolve(_:volumes:) per bookmark
           --json FILE     write every result as JSON (for Tools/Benchmarks/plot.py)

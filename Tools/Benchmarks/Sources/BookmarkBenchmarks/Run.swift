@@ -29,6 +29,7 @@ func allMetrics(_ workload: Workload, measure: Measure, batch: Int, oneByOne: Bo
         rows += new
     }
     if wanted("unmoved") { add(try bench.unmoved()) }
+    if wanted("default") { add(try bench.defaultPaths()) }
     if wanted("create") { add(try bench.create()) }
     if wanted("moved") { add([try bench.movedWithinProject()]) }
     if wanted("deleted") { add([try bench.deleted()]) }

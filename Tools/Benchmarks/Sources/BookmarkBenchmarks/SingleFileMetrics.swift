@@ -80,7 +80,7 @@ struct Bench {
             ours: { _ = try bookmark.resolve(options, volumes: volumes) },
             baseline: { _ = cbb_statx(path, &inode) })
         let fresh = try measure.compare(
-            ours: { _ = try bookmark.resolve(options) },
+            ours: { _ = try bookmark.resolve(options, volumes: try MountedVolumes()) },
             baseline: { _ = cbb_statx(path, &inode) })
         // How far the design's own syscalls are from one statx, with nothing of ours in between.
         let floor = try measure.compare(

@@ -1,0 +1,86 @@
+import SecureFiles
+import SystemPackage
+
+extension MountedVolumes {
+    /// The process's shared table of mounted volumes: what every call given no table uses.
+    ///
+    /// It is read once, and afterwards revalidated on each call by one non-blocking `poll` of an
+    /// open `/proc/self/mountinfo`, on which the kernel signals every mount and unmount in this
+    /// mount namespace, by any process. Only then is the table read again (into a new
+    /// `MountedVolumes`: callers holding the old one keep a consistent snapshot). So a mount made by
+    /// another process is seen by the very next call, and an unchanged table costs one `poll`.
+    ///
+    /// - After `fork`, the child reads its own table on its first call (a `MADV_WIPEONFORK` marker
+    ///   tells it apart without a system call): the inherited descriptor shares the parent's
+    ///   "seen" state, so polling it would steal the parent's notifications.
+    /// - After `setns` or `unshare` of the mount namespace (only a single-threaded process can make
+    ///   them), call ``resetShared()``: the open `mountinfo` still describes the old namespace and
+    ///   nothing signals the switch.
+    ///
+    /// - Throws: ``FileIdentityError`` when the table cannot be read or parsed.
+    public static func shared() throws(FileIdentityError) -> MountedVolumes {
+        try SharedMountTable.instance.current()
+    }
+
+    /// Forgets the shared table: the next ``shared()`` reads the mount table afresh. Needed only
+    /// after the process moved to another mount namespace (`setns`, `unshare`).
+    public static func resetShared() {
+        SharedMountTable.instance.reset()
+    }
+}
+
+/// The state behind ``MountedVolumes/shared()``.
+final class SharedMountTable: Sendable {
+    static let instance = SharedMountTable()
+
+    struct State {
+        /// `/proc/self/mountinfo`, open, for `poll`.
+        var watch: OwnedDescriptor?
+        /// The table read through it.
+        var volumes: MountedVolumes?
+        /// Made with the state: false in a forked child.
+        var marker: ForkMarker?
+    }
+
+    private let state = Locked(State())
+
+    func reset() {
+        state.withLock { $0 = State() }
+    }
+
+    func current() throws(FileIdentityError) -> MountedVolumes {
+        try state.withLock { (state: inout State) throws(FileIdentityError) -> MountedVolumes in
+            if let marker = state.marker, !marker.isOwnProcess {
+                // A forked child: drop (do not close: the parent's copy is the same open file,
+                // and closing ours does not affect it, but polling it would) and start over.
+                state = State()
+            }
+            if let watch = state.watch, let volumes = state.volumes {
+                if (try? watch.hasPriorityEvent()) == false { return volumes }
+            }
+            let (watch, table) = try Self.read()
+            let volumes = MountedVolumes(table: table)
+            state.watch = watch
+            state.volumes = volumes
+            if state.marker == nil { state.marker = try? ForkMarker() }
+            return volumes
+        }
+    }
+
+    /// Opens `/proc/self/mountinfo` and parses it through that descriptor, which is then kept for
+    /// `poll` (a change after the open is signalled on it, so none is missed).
+    static func read() throws(FileIdentityError) -> (OwnedDescriptor, MountTable) {
+        let path: FilePath = "/proc/self/mountinfo"
+        let (descriptor, bytes) = try FileIdentityError.wrapping { () throws(FileSystemError) -> (OwnedDescriptor, [UInt8]) in
+            let descriptor = try Directory.current.open(path, options: [.readOnly])
+            return (descriptor, try descriptor.readToEnd())
+        }
+        do throws(FileIdentityError) {
+            return (descriptor, try MountTable(parsing: bytes))
+        } catch {
+            var located = error
+            located.path = path
+            throw located
+        }
+    }
+}

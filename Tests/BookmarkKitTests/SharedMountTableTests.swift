@@ -1,0 +1,49 @@
+import BookmarkKit
+import FileIdentity
+import Foundation
+import SecureFiles
+import SystemPackage
+import Testing
+import VolumeFixtures
+
+/// The process's shared mount table (`MountedVolumes.shared()`), which every call given no table
+/// uses: revalidated by one `poll` per call, re-read only after a mount or unmount.
+@Suite("The shared mount table", .serialized, .requiresRealVolumes)
+struct SharedMountTableTests {
+    @Test("an unmount and a mount made by another process between two default-path resolutions are seen by the next one")
+    func seenByTheNextCall() throws {
+        try LoopVolume.withVolume(.ext4, label: "shared") { volume in
+            let file = volume.path("song.flac")
+            try Data("la".utf8).write(to: URL(fileURLWithPath: file))
+            let bookmark = try Bookmark.create(for: FilePath(file))
+            #expect(try bookmark.resolve().path == FilePath(file))
+            let point = try #require(volume.mountPoint)
+
+            // Unchanged: the same table, not read again. (Other suites mount and unmount loop
+            // volumes meanwhile, so two calls with no change between them are looked for.)
+            let unchanged = try (0..<50).contains { _ in try MountedVolumes.shared() === MountedVolumes.shared() }
+            #expect(unchanged, "every call read the table again")
+            let before = try MountedVolumes.shared()
+
+            try volume.unmount(keepDevice: true)  // umount(8): another process
+            let unmounted = Result { () throws(BookmarkError) in try bookmark.resolve() }
+            if case .failure(let error) = unmounted {
+                #expect(error.code == .volumeNotMounted, "\(error)")
+            } else {
+                Issue.record("resolved on an unmounted volume: the shared table did not see the unmount")
+            }
+            #expect(try MountedVolumes.shared() !== before)
+
+            try volume.mount(at: point)  // mount(8): another process
+            #expect(try bookmark.resolve().path == FilePath(file))
+        }
+    }
+
+    @Test("resetShared makes the next call read the table afresh")
+    func reset() throws {
+        let first = try MountedVolumes.shared()
+        MountedVolumes.resetShared()
+        let second = try MountedVolumes.shared()
+        #expect(first !== second)
+    }
+}

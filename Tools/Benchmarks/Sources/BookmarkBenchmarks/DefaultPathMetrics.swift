@@ -1,0 +1,52 @@
+import BookmarkFoundation
+import BookmarkKit
+import CBenchBaseline
+import FileIdentity
+import Foundation
+import SystemPackage
+
+/// The calls apps make, as they make them: no volume table passed (the process's shared table),
+/// and Apple's API through BookmarkFoundation.
+extension Bench {
+    mutating func defaultPaths() throws -> [MetricResult] {
+        let path = full(try deepProjectFile().file)
+        var inode: UInt64 = 0
+        let statx = { _ = cbb_statx(path, &inode) }
+        let statxHandle = { _ = cbb_statx_handle(path) }
+
+        let bookmark = try Bookmark.create(for: FilePath(path))
+        guard try bookmark.resolve().matchedBy == .path else { throw BenchError("unmoved file not matched by path") }
+        let resolve = try measure.compare(ours: { _ = try bookmark.resolve() }, baseline: statx)
+        let oldDefault = try measure.compare(
+            ours: { _ = try bookmark.resolve(volumes: try MountedVolumes()) }, baseline: statx)
+        let create = try measure.compare(ours: { _ = try Bookmark.create(for: FilePath(path)) }, baseline: statxHandle)
+
+        let url = URL(fileURLWithPath: path)
+        let data = try url.bookmarkData()
+        var isStale = false
+        guard try URL(resolvingBookmarkData: data, bookmarkDataIsStale: &isStale).path == path else {
+            throw BenchError("URL(resolvingBookmarkData:) did not find the unmoved file")
+        }
+        let appleResolve = try measure.compare(
+            ours: { _ = try URL(resolvingBookmarkData: data, bookmarkDataIsStale: &isStale) }, baseline: statx)
+        let appleCreate = try measure.compare(ours: { _ = try url.bookmarkData() }, baseline: statxHandle)
+
+        let reference = try FileReferenceURL(for: FilePath(path))
+        let referenceResolve = try measure.compare(ours: { _ = try reference.resolve() }, baseline: statx)
+
+        return [
+            MetricResult("default path: Bookmark.resolve(), unmoved", baseline: "statx", target: .ratioAtMost(3), resolve,
+                note: "no table given: the shared table, one poll per call"),
+            MetricResult("↳ with a new MountedVolumes() each call (0.1's default)", baseline: "statx", target: .none,
+                oldDefault, note: "reads and parses /proc/self/mountinfo every call"),
+            MetricResult("default path: Bookmark.create(for:)", baseline: "statx + name_to_handle_at",
+                target: .ratioAtMost(3), create, note: "one file, ancestor cache warm"),
+            MetricResult("default path: URL(resolvingBookmarkData:), unmoved", baseline: "statx", target: .ratioAtMost(3),
+                appleResolve, note: "BookmarkFoundation: decode, resolve, make the URL"),
+            MetricResult("default path: url.bookmarkData()", baseline: "statx + name_to_handle_at",
+                target: .ratioAtMost(3), appleCreate, note: "BookmarkFoundation: create and encode"),
+            MetricResult("default path: file-reference URL, unmoved", baseline: "statx", target: .ratioAtMost(3),
+                referenceResolve, note: "FileReferenceURL.resolve(): the process's path cache, verified"),
+        ]
+    }
+}
