@@ -34,9 +34,12 @@ struct AncestorCacheTests {
     func create(
         _ path: String, cached: Bool = true, faults: [SyscallFault] = [], volumes: MountedVolumes? = nil
     ) throws -> (Bookmark, AuditLog) {
+        // A table of its own (not the process's shared one, whose revalidating poll of mountinfo
+        // would show in the trace beside the ancestor cache's own poll).
+        let table = try volumes ?? MountedVolumes()
         let trace = AuditLog(level: .calls, faults: faults)
         let bookmark = try SyscallSeam.$observer.withValue(trace) { () throws -> Bookmark in
-            try Bookmark.create(for: FilePath(path), volumes: volumes, useAncestorCache: cached)
+            try Bookmark.create(for: FilePath(path), volumes: table, useAncestorCache: cached)
         }
         return (bookmark, trace)
     }
