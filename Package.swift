@@ -99,7 +99,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "create-probe",
-            dependencies: ["BookmarkKit", "SecureFiles", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: [
+                "BookmarkKit", "FileIdentity", "SecureFiles", .product(name: "SystemPackage", package: "swift-system"),
+            ],
             path: "Tools/create-probe"
         ),
         .executableTarget(

@@ -46,4 +46,18 @@ struct SharedMountTableTests {
         let second = try MountedVolumes.shared()
         #expect(first !== second)
     }
+
+    @Test("after fork, the child reads its own table and the parent still sees the next mount")
+    func fork() throws {
+        let probe = try #require(CreateProbe.path, "create-probe is built with the tests")
+        let point = "/var/tmp/swift-bookmarks-shared-fork-\(UUID())"
+        try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
+        defer {
+            _ = try? Shell.run(["umount", point])
+            try? FileManager.default.removeItem(atPath: point)
+        }
+        let output = try Shell.check([probe, "mounts", point])
+        #expect(output.contains("child-sees yes"), "\(output)")
+        #expect(output.contains("parent-sees yes"), "the child took the parent's notification: \(output)")
+    }
 }

@@ -11,8 +11,14 @@
 //                              then the parent bookmarks it again. Both must see the new tree,
 //                              and the child prints `child-queue-calls N`: how many inotify and
 //                              poll calls it made (it must make none: the queue is the parent's).
+//   create-probe mounts DIR    (root) reads the shared mount table, forks; the parent mounts a
+//                              tmpfs at DIR, then the child reads the shared table, then the
+//                              parent again. Prints `child-sees yes|no` and `parent-sees yes|no`:
+//                              whether each saw the mount. A child that polled the inherited
+//                              mountinfo descriptor would take the parent's notification.
 
 import BookmarkKit
+import FileIdentity
 import SecureFiles
 import SystemPackage
 
@@ -67,6 +73,37 @@ func forkScenario(_ directory: String) throws {
     try line("parent", target)
 }
 
+func say(_ text: String) {
+    var bytes = Array((text + "\n").utf8)
+    _ = bytes.withUnsafeMutableBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+}
+
+func mountsScenario(_ directory: String) throws {
+    func sees() throws -> Bool {
+        try MountedVolumes.shared().table.entries.contains { $0.mountPoint == Array(directory.utf8) }
+    }
+    check(try !sees(), "the mount point is free")
+    var pipeEnds: [CInt] = [0, 0]
+    check(pipe(&pipeEnds) == 0, "pipe")
+    let child = fork()
+    check(child >= 0, "fork")
+    if child == 0 {
+        var byte: UInt8 = 0
+        _ = read(pipeEnds[0], &byte, 1)
+        let seen = (try? sees()) ?? false
+        say("child-sees \(seen ? "yes" : "no")")
+        _exit(0)
+    }
+    check(mount("tmpfs-probe", directory, "tmpfs", 0, nil) == 0, "mount")
+    var byte: UInt8 = 1
+    _ = write(pipeEnds[1], &byte, 1)
+    var status: CInt = 0
+    check(waitpid(child, &status, 0) == child, "waitpid")
+    let seen = try sees()
+    say("parent-sees \(seen ? "yes" : "no")")
+    check(umount(directory) == 0, "umount")
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch arguments.first {
@@ -74,8 +111,10 @@ do {
         for path in arguments.dropFirst() { try line("ids", path) }
     case "fork" where arguments.count == 2:
         try forkScenario(arguments[1])
+    case "mounts" where arguments.count == 2:
+        try mountsScenario(arguments[1])
     default:
-        print("usage: create-probe ids PATH... | fork DIR")
+        print("usage: create-probe ids PATH... | fork DIR | mounts DIR")
         exit(2)
     }
 } catch {
