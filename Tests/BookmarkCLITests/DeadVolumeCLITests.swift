@@ -55,7 +55,7 @@ struct DeadVolumeCLITests {
         }
         #expect(try BookmarkTool.run(["resolve", "--volume-timeout", "0", onDead]).status == 64)
         // Reading a SOURCE from it and writing a bookmark into it: exit 75 too, not a hang.
-        let (source, sourceSeconds) = try Self.timed(["resolve", fuse.mountPoint + "/else.bookmark"])
+        let (source, sourceSeconds) = try Self.timed(["resolve", "--volume-timeout", "0.5", fuse.mountPoint + "/else.bookmark"])
         #expect(source.status == 75, "\(source.status) \(source.stderr)")
         #expect(sourceSeconds < 15)
         let (written, writtenSeconds) = try Self.timed(["make", work + "/else.txt", "-o", fuse.mountPoint + "/out.bookmark"])

@@ -21,7 +21,7 @@ extension BookmarkCommand {
         var source: String
 
         func run() throws {
-            let (decoded, _) = try SourceInput.decode(source)
+            let (decoded, _) = try SourceInput.decode(source, volumeTimeout: global.volumeTimeout)
             let inspection = BookmarkInspection(source: decoded, origin: source)
             if global.json {
                 Output.line(inspection.jsonText)

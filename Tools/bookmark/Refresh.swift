@@ -48,7 +48,7 @@ extension BookmarkCommand {
             var firstFailure: ExitStatus?
             for source in sources {
                 // The SOURCE itself first: missing or unreadable is 66, not a bookmark file is 5.
-                if case .failure(let status) = SourceInput.read(source) {
+                if case .failure(let status) = SourceInput.read(source, volumeTimeout: global.volumeTimeout) {
                     if firstFailure == nil { firstFailure = status }
                     reports.append(RefreshJSON(
                         source: source, status: "failed", path: nil, container: nil, changes: [],

@@ -54,7 +54,7 @@ extension BookmarkCommand {
         }
 
         func run() throws {
-            let (decoded, raw) = try SourceInput.decode(source)
+            let (decoded, raw) = try SourceInput.decode(source, volumeTimeout: global.volumeTimeout)
             let bookmark = Bookmark(record: decoded.record)
             var options = ResolutionOptions(
                 search: !noSearch, crossVolumeHeuristic: crossVolume, volumeResponseTimeout: global.volumeTimeout)

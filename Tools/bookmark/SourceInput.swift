@@ -11,7 +11,7 @@ enum SourceInput {
     static let readLimit = BookmarkDecodingLimits.default.maxInputSize
 
     /// The raw bytes of `source` (a path, or `-` for stdin), or an exit after saying why on stderr.
-    static func bytes(of source: String) throws -> [UInt8] {
+    static func bytes(of source: String, volumeTimeout: Duration = .seconds(2)) throws -> [UInt8] {
         if source == "-" {
             var input: [UInt8] = []
             while true {
@@ -25,7 +25,7 @@ enum SourceInput {
             }
             return input
         }
-        switch read(source) {
+        switch read(source, volumeTimeout: volumeTimeout) {
         case .success(let bytes): return bytes
         case .failure(let status): throw status.exitCode
         }
@@ -84,8 +84,8 @@ enum SourceInput {
     }
 
     /// `source` decoded, or exit 5 with the reason.
-    static func decode(_ source: String) throws -> (BookmarkSource, [UInt8]) {
-        let bytes = try bytes(of: source)
+    static func decode(_ source: String, volumeTimeout: Duration = .seconds(2)) throws -> (BookmarkSource, [UInt8]) {
+        let bytes = try bytes(of: source, volumeTimeout: volumeTimeout)
         switch Result(catching: { () throws(BookmarkFormatError) -> BookmarkSource in try BookmarkSource(decoding: bytes) }) {
         case .success(let decoded): return (decoded, bytes)
         case .failure(let error):

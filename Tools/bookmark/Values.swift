@@ -16,7 +16,7 @@ extension BookmarkCommand {
         var source: String
 
         func run() throws {
-            let (decoded, _) = try SourceInput.decode(source)
+            let (decoded, _) = try SourceInput.decode(source, volumeTimeout: global.volumeTimeout)
             let values = Bookmark(record: decoded.record).storedValues
             if global.json {
                 try Output.json(values)
