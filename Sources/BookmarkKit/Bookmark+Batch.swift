@@ -53,7 +53,7 @@ extension Bookmark {
                 let recorded = try bookmark.recordedCache.recorded(for: bookmark.record)
                 var resolver = Resolver(recorded: recorded, options: options, directory: directory)
                 let start = try resolver.begin()
-                if case .none = directory.hazard(of: start.current) {} else {
+                if directory.hazard(of: start.current).needsCare {
                     // On a FUSE or network volume: alone and watched, never in a shared walk that a
                     // volume which stopped answering would hold.
                     results[index] = .success(try resolver.guarded(start) { resolver, start throws(BookmarkError) in

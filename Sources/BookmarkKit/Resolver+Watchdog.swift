@@ -1,10 +1,6 @@
 import FileIdentity
 import SecureFiles
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 extension Resolver {
     /// Runs the steps of a resolution that touch the volume: here, when the path is on a volume
     /// that answers by itself; on a watched thread (``VolumeWatchdog``) when it is on a FUSE or
@@ -30,37 +26,32 @@ extension Resolver {
     }
 
     /// `body` under the watchdog, with the response timeout, extended by the search budget when a
-    /// search starts.
+    /// search starts. A timeout or cancellation is reported as this resolution's error (recorded
+    /// path, volume name and UUID).
     private mutating func watched<Value: Sendable>(
         on entry: MountEntry, _ start: Start,
         _ body: @escaping @Sendable (inout Resolver, Start) throws(BookmarkError) -> Value
     ) throws(BookmarkError) -> Value {
         let before = self
         let cancellation = options.cancellation
-        let outcome = VolumeWatchdog.run(
-            on: VolumeWatchdog.Mount(entry), timeout: options.volumeResponseTimeout, path: start.current,
-            isCancelled: { cancellation?.isCancelled == true || Task.isCancelled }
-        ) { ticket -> (Resolver, Result<Value, BookmarkError>) in
-            var resolver = before
-            resolver.searchStarts = { ticket.extendDeadline(by: $0) }
-            do throws(BookmarkError) {
+        do throws(BookmarkError) {
+            let (resolver, value) = try VolumeGuard.watched(
+                on: VolumeWatchdog.Mount(entry), timeout: options.volumeResponseTimeout, path: start.current,
+                isCancelled: { cancellation?.isCancelled == true || Task.isCancelled }
+            ) { ticket throws(BookmarkError) -> (Resolver, Value) in
+                var resolver = before
+                resolver.searchStarts = { ticket.extendDeadline(by: $0) }
                 let value = try body(&resolver, start)
-                return (resolver, .success(value))
-            } catch {
-                return (resolver, .failure(error))
+                resolver.searchStarts = nil
+                return (resolver, value)
             }
-        }
-        switch outcome {
-        case .finished(let (resolver, result)):
             self = resolver
-            searchStarts = nil
-            return try result.get()
-        case .notResponding(let cause):
-            var failure = error(.volumeNotResponding, cause.message)
-            failure.mountPoint = cause.mountPoint
+            return value
+        } catch {
+            guard error.code == .volumeNotResponding || error.code == .cancelled, error.volumeUUID == nil else { throw error }
+            var failure = self.error(error.code, error.message)
+            failure.mountPoint = error.mountPoint
             throw failure
-        case .cancelled:
-            throw error(.cancelled, "cancelled while waiting for \(entry.fsType) volume at \(PathBytes(entry.mountPoint).escaped)")
         }
     }
 }
@@ -70,7 +61,7 @@ enum VolumeGuard {
     /// Runs `body` here, or under the watchdog when `path` is on a volume that may block.
     ///
     /// - Parameters:
-    ///   - path: The path the call touches (absolute; a relative path is not checked).
+    ///   - path: The path the call touches (a relative one is taken from the working directory).
     ///   - volumes: The mount table to read.
     ///   - timeout: The response timeout.
     ///   - allowMounting: Whether a path beneath an automount trigger may be looked up.
@@ -79,7 +70,7 @@ enum VolumeGuard {
         _ body: @escaping @Sendable () throws(BookmarkError) -> Value
     ) throws(BookmarkError) -> Value {
         let entry: MountEntry
-        switch volumes.hazard(of: absolute(path)) {
+        switch volumes.hazard(of: path) {
         case .none: return try body()
         case .automount(let trigger):
             guard allowMounting else {
@@ -91,7 +82,7 @@ enum VolumeGuard {
             entry = trigger
         case .mayBlock(let mount): entry = mount
         }
-        return try watched(on: VolumeWatchdog.Mount(entry), timeout: timeout, path: path, body)
+        return try watched(on: VolumeWatchdog.Mount(entry), timeout: timeout, path: path) { _ throws(BookmarkError) in try body() }
     }
 
     /// Runs `body` under the watchdog on `mount`, whatever its kind.
@@ -99,7 +90,7 @@ enum VolumeGuard {
         on mount: VolumeWatchdog.Mount, timeout: Duration, path: [UInt8],
         _ body: @escaping @Sendable () throws(BookmarkError) -> Value
     ) throws(BookmarkError) -> Value {
-        try watched(on: mount, timeout: timeout, path: path, body)
+        try watched(on: mount, timeout: timeout, path: path) { _ throws(BookmarkError) in try body() }
     }
 
     /// Runs `body` under the watchdog when `volume` may block (opening what a resolution found).
@@ -108,17 +99,20 @@ enum VolumeGuard {
         _ body: @escaping @Sendable () throws(BookmarkError) -> Value
     ) throws(BookmarkError) -> Value {
         guard volume.mayBlock else { return try body() }
-        return try watched(on: VolumeWatchdog.Mount(volume), timeout: timeout, path: path, body)
+        return try watched(on: VolumeWatchdog.Mount(volume), timeout: timeout, path: path) { _ throws(BookmarkError) in try body() }
     }
 
-    private static func watched<Value: Sendable>(
+    /// `body` on a watched thread (``VolumeWatchdog``): its result, `volumeNotResponding` (with
+    /// the mount point) or `cancelled`.
+    static func watched<Value: Sendable>(
         on entry: VolumeWatchdog.Mount, timeout: Duration, path: [UInt8],
-        _ body: @escaping @Sendable () throws(BookmarkError) -> Value
+        isCancelled: () -> Bool = { Task.isCancelled },
+        _ body: @escaping @Sendable (VolumeWatchdog.Ticket) throws(BookmarkError) -> Value
     ) throws(BookmarkError) -> Value {
-        let outcome = VolumeWatchdog.run(on: entry, timeout: timeout, path: path, isCancelled: { Task.isCancelled }) {
-            _ -> Result<Value, BookmarkError> in
+        let outcome = VolumeWatchdog.run(on: entry, timeout: timeout, path: path, isCancelled: isCancelled) {
+            ticket -> Result<Value, BookmarkError> in
             do throws(BookmarkError) {
-                return .success(try body())
+                return .success(try body(ticket))
             } catch {
                 return .failure(error)
             }
@@ -129,14 +123,5 @@ enum VolumeGuard {
         case .cancelled:
             throw BookmarkError(.cancelled, "cancelled while waiting for \(entry.fsType) volume at \(PathBytes(entry.mountPoint).escaped)", lastKnownPath: path)
         }
-    }
-
-    /// `path`, made absolute against the working directory (the mount table knows absolute paths only).
-    static func absolute(_ path: [UInt8]) -> [UInt8] {
-        if path.first == UInt8(ascii: "/") { return path }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return path }
-        let cwd = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        return PathBytes(cwd).appending(PathBytes(path)).bytes
     }
 }

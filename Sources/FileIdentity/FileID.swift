@@ -107,30 +107,18 @@ extension FileID {
         let options: OwnedDescriptor.OpenOptions = followSymlinks ? [.pathOnly] : [.pathOnly, .noFollow]
         let table: MountedVolumes
         if let volumes { table = volumes } else { table = try MountedVolumes.shared() }
-        let identifyHere = { @Sendable () throws(FileIdentityError) -> FileID in
-            let descriptor = try FileIdentityError.wrapping { () throws(FileSystemError) in
-                try Directory.current.open(path, options: options)
-            }
-            return try identify(descriptor, volumes: table)
-        }
-        var absolute = PathBytes(path).bytes
-        if absolute.first != UInt8(ascii: "/"), let cwd = try? Directory.current.open(".", options: [.pathOnly]).currentPathBytes() {
-            absolute = PathBytes(cwd).appending(PathBytes(absolute)).bytes
-        }
-        guard case .mayBlock(let entry) = table.hazard(of: absolute) else { return try identifyHere() }
-        let outcome = VolumeWatchdog.run(on: VolumeWatchdog.Mount(entry), timeout: responseTimeout, path: absolute) {
-            _ -> Result<FileID, FileIdentityError> in
+        let watched = VolumeWatchdog.guarding(path: PathBytes(path).bytes, volumes: table, timeout: responseTimeout) {
+            () -> Result<FileID, FileIdentityError> in
             do throws(FileIdentityError) {
-                return .success(try identifyHere())
+                let descriptor = try FileIdentityError.wrapping { () throws(FileSystemError) in
+                    try Directory.current.open(path, options: options)
+                }
+                return .success(try identify(descriptor, volumes: table))
             } catch {
                 return .failure(error)
             }
         }
-        switch outcome {
-        case .finished(let result): return try result.get()
-        case .notResponding(let error): throw error
-        case .cancelled: throw FileIdentityError(.volumeNotResponding, "cancelled while waiting for the volume", path: path)
-        }
+        return try watched.flatMap { $0 }.get()
     }
 
     /// The identity of the object at a path from two path lookups, `statx` and

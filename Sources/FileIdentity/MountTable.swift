@@ -113,10 +113,17 @@ public struct MountTable: Sendable, Hashable {
     /// - Throws: ``FileIdentityError``: ``FileIdentityError/Code/fileSystem`` if it cannot be read,
     ///   ``FileIdentityError/Code/malformedMountTable`` if a line is not a mount entry.
     public static func current() throws(FileIdentityError) -> MountTable {
-        let path: FilePath = "/proc/self/mountinfo"
         let bytes = try FileIdentityError.wrapping { () throws(FileSystemError) -> [UInt8] in
             try Directory.current.readFile(path)
         }
+        return try parsing(bytes)
+    }
+
+    /// Where the kernel lists this process's mounts.
+    static let path: FilePath = "/proc/self/mountinfo"
+
+    /// ``init(parsing:)`` of text read from ``path``, its errors naming that file.
+    static func parsing(_ bytes: [UInt8]) throws(FileIdentityError) -> MountTable {
         do throws(FileIdentityError) {
             return try MountTable(parsing: bytes)
         } catch {
@@ -189,9 +196,17 @@ public struct MountTable: Sendable, Hashable {
     /// - Returns: The entry, or `nil` for a relative path or an empty table.
     public func entry(covering path: [UInt8]) -> MountEntry? {
         guard path.first == UInt8(ascii: "/") else { return nil }
+        // Normalized once; the kernel prints mount points normalized, so a byte prefix ending at a
+        // component boundary is containment.
+        let normal = PathBytes(path).normalized.bytes
+        let slash = UInt8(ascii: "/")
         var best: MountEntry?
-        for entry in entries where PathBytes(path).isWithin(PathBytes(entry.mountPoint)) {
-            if let current = best, current.mountPoint.count > entry.mountPoint.count { continue }
+        for entry in entries {
+            let point = entry.mountPoint
+            guard normal.starts(with: point),
+                point == [slash] || normal.count == point.count || normal[point.count] == slash
+            else { continue }
+            if let current = best, current.mountPoint.count > point.count { continue }
             best = entry
         }
         return best

@@ -70,17 +70,10 @@ final class SharedMountTable: Sendable {
     /// Opens `/proc/self/mountinfo` and parses it through that descriptor, which is then kept for
     /// `poll` (a change after the open is signalled on it, so none is missed).
     static func read() throws(FileIdentityError) -> (OwnedDescriptor, MountTable) {
-        let path: FilePath = "/proc/self/mountinfo"
         let (descriptor, bytes) = try FileIdentityError.wrapping { () throws(FileSystemError) -> (OwnedDescriptor, [UInt8]) in
-            let descriptor = try Directory.current.open(path, options: [.readOnly])
+            let descriptor = try Directory.current.open(MountTable.path, options: [.readOnly])
             return (descriptor, try descriptor.readToEnd())
         }
-        do throws(FileIdentityError) {
-            return (descriptor, try MountTable(parsing: bytes))
-        } catch {
-            var located = error
-            located.path = path
-            throw located
-        }
+        return (descriptor, try MountTable.parsing(bytes))
     }
 }

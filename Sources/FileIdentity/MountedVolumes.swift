@@ -55,13 +55,20 @@ public final class MountedVolumes: Sendable {
         /// The path is beneath this automount trigger with nothing mounted there yet: looking it
         /// up would mount (and wait for the automount daemon).
         case automount(MountEntry)
+
+        /// Whether the path is on a mount that may block or beneath a trigger (not ``none``).
+        package var needsCare: Bool {
+            if case .none = self { return false }
+            return true
+        }
     }
 
     /// What touching `path` would risk (see ``PathHazard``). Costs one test when no mount may
-    /// block, which is the common case; otherwise one scan of the table.
+    /// block, which is the common case; otherwise one scan of the table (and, for a relative
+    /// path, a look at the working directory's path).
     package func hazard(of path: [UInt8]) -> PathHazard {
         if blockingMounts.isEmpty && !hasAutomountTriggers { return .none }
-        guard let entry = table.entry(covering: path) else { return .none }
+        guard let entry = table.entry(covering: Directory.absolute(path)) else { return .none }
         if entry.mayBlock { return .mayBlock(entry) }
         if entry.isAutomountTrigger { return .automount(entry) }
         return .none

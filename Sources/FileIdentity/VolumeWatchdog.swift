@@ -95,17 +95,18 @@ package enum VolumeWatchdog {
     package struct Mount: Sendable {
         package var mountID: MountID
         package var fsType: String
-        package var source: [UInt8]
+        /// The mount source as text for messages (escaped where not UTF-8).
+        package var source: String
         package var mountPoint: [UInt8]
 
         /// A mount from the table.
         package init(_ entry: MountEntry) {
-            (mountID, fsType, source, mountPoint) = (entry.mountID, entry.fsType, entry.source, entry.mountPoint)
+            (mountID, fsType, source, mountPoint) = (entry.mountID, entry.fsType, entry.sourceString, entry.mountPoint)
         }
 
         /// The mount a volume was identified on.
         package init(_ volume: Volume) {
-            (mountID, fsType, source, mountPoint) = (volume.mountID, volume.fsType, Array(volume.source.utf8), volume.mountPoint)
+            (mountID, fsType, source, mountPoint) = (volume.mountID, volume.fsType, volume.source, volume.mountPoint)
         }
     }
 
@@ -149,7 +150,7 @@ package enum VolumeWatchdog {
         let callStarted = ContinuousClock.now
         // The audit log (a task-local) follows the call onto its thread.
         let observer = SyscallSeam.observer
-        let job = Job<Value>(mount: entry.mountID, started: callStarted) { ticket in
+        let job = Job<Value>(mount: entry.mountID) { ticket in
             SyscallSeam.$observer.withValue(observer) { body(ticket) }
         }
         guard job.start() else {
@@ -184,7 +185,7 @@ package enum VolumeWatchdog {
     }
 
     static func notResponding(_ entry: Mount, path: [UInt8]?, waited: Duration, earlier: Int) -> FileIdentityError {
-        let place = "\(entry.fsType) volume \(PathBytes(entry.source).escaped) at \(PathBytes(entry.mountPoint).escaped)"
+        let place = "\(entry.fsType) volume \(entry.source) at \(PathBytes(entry.mountPoint).escaped)"
         let seconds = Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18
         let waitedText = tenthsText(seconds)
         let message = earlier > 0
@@ -210,14 +211,12 @@ private final class Job<Value: Sendable>: Sendable {
     }
 
     let mount: MountID
-    let started: ContinuousClock.Instant
     let body: @Sendable (VolumeWatchdog.Ticket) -> Value
     let state = Condition(State())
     let ticket = VolumeWatchdog.Ticket()
 
-    init(mount: MountID, started: ContinuousClock.Instant, body: @escaping @Sendable (VolumeWatchdog.Ticket) -> Value) {
+    init(mount: MountID, body: @escaping @Sendable (VolumeWatchdog.Ticket) -> Value) {
         self.mount = mount
-        self.started = started
         self.body = body
     }
 
@@ -270,12 +269,8 @@ extension VolumeWatchdog {
     package static func guarding<Value: Sendable>(
         path: [UInt8], volumes: MountedVolumes, timeout: Duration, _ body: @escaping @Sendable () -> Value
     ) -> Result<Value, FileIdentityError> {
-        var absolute = path
-        if absolute.first != UInt8(ascii: "/"), let cwd = try? Directory.current.open(".", options: [.pathOnly]).currentPathBytes() {
-            absolute = PathBytes(cwd).appending(PathBytes(absolute)).bytes
-        }
-        guard case .mayBlock(let entry) = volumes.hazard(of: absolute) else { return .success(body()) }
-        switch run(on: Mount(entry), timeout: timeout, path: absolute, { _ in body() }) {
+        guard case .mayBlock(let entry) = volumes.hazard(of: path) else { return .success(body()) }
+        switch run(on: Mount(entry), timeout: timeout, path: path, { _ in body() }) {
         case .finished(let value): return .success(value)
         case .notResponding(let error): return .failure(error)
         case .cancelled:

@@ -140,3 +140,17 @@ public final class Directory: Sendable, CustomStringConvertible {
         return fd
     }
 }
+
+extension Directory {
+    /// `path` made absolute against the process's working directory, or `path` itself when it is
+    /// absolute already or the working directory has no path (deleted, or no `/proc`).
+    ///
+    /// Implementation details: for a relative path, an `O_PATH` open of `.` and a `readlinkat` of
+    /// its `/proc/self/fd` entry, through ``SyscallSeam``; nothing for an absolute one.
+    package static func absolute(_ path: [UInt8]) -> [UInt8] {
+        guard path.first != UInt8(ascii: "/"),
+            let cwd = try? current.open(".", options: [.pathOnly]).currentPathBytes()
+        else { return path }
+        return PathBytes(cwd).appending(PathBytes(path)).bytes
+    }
+}

@@ -19,15 +19,10 @@ package final class Locked<Value>: @unchecked Sendable {
     /// A lock around `value`.
     package init(_ value: Value) {
         self.value = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
+        mutex = makeMutex()
     }
 
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
+    deinit { destroyMutex(mutex) }
 
     /// Runs `body` with the value, holding the lock.
     package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure)
@@ -49,9 +44,7 @@ package final class Condition<Value>: @unchecked Sendable {
     /// A condition around `value`.
     package init(_ value: Value) {
         self.value = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
+        mutex = makeMutex()
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
         var attributes = pthread_condattr_t()
@@ -64,8 +57,7 @@ package final class Condition<Value>: @unchecked Sendable {
     deinit {
         pthread_cond_destroy(condition)
         condition.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
+        destroyMutex(mutex)
     }
 
     /// Changes the value under the lock and wakes every waiter.
@@ -107,4 +99,17 @@ package final class Condition<Value>: @unchecked Sendable {
         let done = isDone(value)
         return body(&value, done)
     }
+}
+
+/// A mutex in an allocation of its own (POSIX forbids moving one).
+private func makeMutex() -> UnsafeMutablePointer<pthread_mutex_t> {
+    let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    pthread_mutex_init(mutex, nil)
+    return mutex
+}
+
+private func destroyMutex(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+    pthread_mutex_destroy(mutex)
+    mutex.deallocate()
 }

@@ -23,7 +23,7 @@ struct DeadVolumeCLITests {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("dead-cli-\(UUID())").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
-        try Data("d".utf8).write(to: URL(fileURLWithPath: fuse.backing + "/doc.txt"))
+        try fuse.makeFile("doc.txt", contents: Data("d".utf8))
         try Data("e".utf8).write(to: URL(fileURLWithPath: work + "/else.txt"))
         let onDead = work + "/dead.bookmark"
         let elsewhere = work + "/else.bookmark"

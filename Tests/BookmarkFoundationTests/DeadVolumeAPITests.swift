@@ -17,8 +17,7 @@ struct DeadVolumeAPITests {
     func resolvingTimesOut() throws {
         let fuse = try StallingFileSystem()
         defer { fuse.destroy() }
-        try Data("song".utf8).write(to: URL(fileURLWithPath: fuse.backing + "/song.mp3"))
-        let url = URL(fileURLWithPath: fuse.mountPoint + "/song.mp3")
+        let url = URL(fileURLWithPath: try fuse.makeFile("song.mp3", contents: Data("song".utf8)))
         let data = try url.bookmarkData(options: [], includingResourceValuesForKeys: nil, relativeTo: nil)
         try fuse.stall()
         defer { fuse.resume() }

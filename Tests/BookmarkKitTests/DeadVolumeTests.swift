@@ -63,8 +63,7 @@ struct DeadVolumeTests {
     func resolutionTimesOut() throws {
         let fuse = try StallingFileSystem()
         defer { fuse.destroy() }
-        let file = fuse.mountPoint + "/note.txt"
-        try Data("note".utf8).write(to: URL(fileURLWithPath: fuse.backing + "/note.txt"))
+        let file = try fuse.makeFile("note.txt", contents: Data("note".utf8))
         let bookmark = try Bookmark.create(for: FilePath(file))
         #expect(try bookmark.resolve().path == FilePath(file))
         let reference = try FileReferenceURL(for: FilePath(file))
@@ -130,8 +129,7 @@ struct DeadVolumeTests {
     func stuckAfterProbe() throws {
         let fuse = try StallingFileSystem()
         defer { fuse.destroy() }
-        let file = fuse.mountPoint + "/data.bin"
-        try Data(repeating: 7, count: 64).write(to: URL(fileURLWithPath: fuse.backing + "/data.bin"))
+        let file = try fuse.makeFile("data.bin", contents: Data(repeating: 7, count: 64))
         let bookmark = try Bookmark.create(for: FilePath(file))
         let mount = try Self.entry(of: fuse).mountID
         // statfs and stat still answer, so the probe passes; opening for reading waits.
@@ -156,8 +154,7 @@ struct DeadVolumeTests {
     func cancellation() throws {
         let fuse = try StallingFileSystem()
         defer { fuse.destroy() }
-        let file = fuse.mountPoint + "/c.txt"
-        try Data("c".utf8).write(to: URL(fileURLWithPath: fuse.backing + "/c.txt"))
+        let file = try fuse.makeFile("c.txt", contents: Data("c".utf8))
         let bookmark = try Bookmark.create(for: FilePath(file))
         try fuse.stall()
         defer { fuse.resume() }
@@ -175,8 +172,7 @@ struct DeadVolumeTests {
     @Test("killing the daemon releases what was stuck, and the mount's table entry needs no touching")
     func daemonKilled() throws {
         let fuse = try StallingFileSystem()
-        let file = fuse.mountPoint + "/k.txt"
-        try Data("k".utf8).write(to: URL(fileURLWithPath: fuse.backing + "/k.txt"))
+        let file = try fuse.makeFile("k.txt", contents: Data("k".utf8))
         let bookmark = try Bookmark.create(for: FilePath(file))
         let mount = try Self.entry(of: fuse).mountID
         try fuse.stall()

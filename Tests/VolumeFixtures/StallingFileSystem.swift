@@ -63,6 +63,14 @@ public final class StallingFileSystem: @unchecked Sendable {
         }
     }
 
+    /// Writes `contents` to `name` in the backing directory (not through the daemon) and returns
+    /// the file's path on the mount.
+    @discardableResult
+    public func makeFile(_ name: String, contents: Data) throws -> String {
+        try contents.write(to: URL(fileURLWithPath: backing + "/" + name))
+        return mountPoint + "/" + name
+    }
+
     /// Every request waits from now on.
     public func stall() throws { try Data().write(to: URL(fileURLWithPath: backing + "/.stall")) }
 
