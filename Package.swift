@@ -90,8 +90,11 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Tools/bookmark",
-            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")],
+            plugins: ["BuildStamp"]
         ),
+        // Writes the git commit into `bookmark --version` before each build (Tools/stamp-build).
+        .plugin(name: "BuildStamp", capability: .buildTool(), path: "Plugins/BuildStamp"),
         .executableTarget(
             name: "secure-probe",
             dependencies: ["SecureFiles", .product(name: "SystemPackage", package: "swift-system")],

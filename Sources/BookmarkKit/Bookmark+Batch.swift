@@ -10,6 +10,16 @@ public struct BatchProgress: Sendable, Hashable {
     public var total: Int
     /// Directory entries read by the shared walk so far.
     public var entriesWalked: Int
+    /// The mount point of the volume whose walk is about to start or just ended; `nil` outside the walks.
+    public var volume: [UInt8]? = nil
+
+    /// Progress with these counts.
+    public init(settled: Int, total: Int, entriesWalked: Int, volume: [UInt8]? = nil) {
+        self.settled = settled
+        self.total = total
+        self.entriesWalked = entriesWalked
+        self.volume = volume
+    }
 }
 
 extension Bookmark {
@@ -25,7 +35,8 @@ extension Bookmark {
     ///   - bookmarks: The bookmarks, in any order.
     ///   - options: As for ``resolve(_:volumes:)``.
     ///   - volumes: A mounted-volume table to reuse (a fresh one is read when `nil`).
-    ///   - progress: Called after the first phase, after each volume's walk, and at the end.
+    ///   - progress: Called every 4,096 bookmarks of the first phase and after it, before and after
+    ///     each volume's walk, and at the end, on the calling thread.
     /// - Returns: One result per bookmark, in the same order.
     public static func resolveAll(
         _ bookmarks: [Bookmark], options: ResolutionOptions = ResolutionOptions(), volumes: MountedVolumes? = nil,
@@ -49,6 +60,9 @@ extension Bookmark {
         var waiting: [String: (volume: Volume, items: [Waiting])] = [:]
         var pathOnly: [Waiting] = []
         for (index, bookmark) in bookmarks.enumerated() {
+            if let progress, index > 0, index % 4096 == 0 {
+                progress(BatchProgress(settled: index, total: bookmarks.count, entriesWalked: 0))
+            }
             do throws(BookmarkError) {
                 let recorded = try bookmark.recordedCache.recorded(for: bookmark.record)
                 var resolver = Resolver(recorded: recorded, options: options, directory: directory)
@@ -91,6 +105,8 @@ extension Bookmark {
             var remaining = group.items.count
             var walker = VolumeWalker(budget: options.budget, cancellation: options.cancellation)
             var stop: VolumeWalker.Stop?
+            progress?(BatchProgress(
+                settled: settled, total: bookmarks.count, entriesWalked: walked, volume: group.volume.mountPoint))
             if let root = try? Directory.current.open(group.volume.mountPointPath, options: [.readOnly, .directory, .nonBlocking]) {
                 let volume = group.volume
                 let items = group.items
@@ -117,7 +133,8 @@ extension Bookmark {
                     stop = error
                 }
                 walked = base + walker.entries
-                progress?(BatchProgress(settled: settledBefore, total: total, entriesWalked: walked))
+                progress?(BatchProgress(
+                    settled: settledBefore, total: total, entriesWalked: walked, volume: volume.mountPoint))
             }
             for (position, item) in group.items.enumerated() {
                 var resolver = item.resolver

@@ -1,13 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+
+/// The package version `bookmark --version` prints, with the commit it was built from.
+let packageVersion = "0.2.0-dev"
 
 /// The `bookmark` command: durable file references for scripts.
 @main
 struct BookmarkCommand: ParsableCommand {
+    /// Parses argv as bytes (``RawArguments``), so a path argument that is not UTF-8 reaches the
+    /// file system unchanged.
+    static func main() {
+        main(RawArguments.current())
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "bookmark",
         abstract: "Durable references to files on Linux: volumes, file identities, bookmarks.",
         discussion: ExitStatus.helpTable,
-        version: "0.1.0",
+        version: "bookmark \(packageVersion) (\(BuildStamp.commit))",
         subcommands: [
             Volumes.self,
             Identify.self,

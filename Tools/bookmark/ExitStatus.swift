@@ -45,6 +45,23 @@ enum ExitStatus: Int32, CaseIterable, Error {
         }
     }
 
+    /// The case's name, as JSON's `error` field gives it for a failure found by the command itself.
+    var name: String {
+        switch self {
+        case .success: return "success"
+        case .failure: return "failure"
+        case .notFound: return "notFound"
+        case .volumeNotMounted: return "volumeNotMounted"
+        case .corruptData: return "corruptData"
+        case .signatureInvalid: return "signatureInvalid"
+        case .stale: return "stale"
+        case .permissionDenied: return "permissionDenied"
+        case .usage: return "usage"
+        case .sourceUnreadable: return "sourceUnreadable"
+        case .volumeNotResponding: return "volumeNotResponding"
+        }
+    }
+
     /// The table for `--help`.
     static var helpTable: String {
         "Exit codes:\n" + allCases.map { "  \(String($0.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0))\($0.meaning)" }

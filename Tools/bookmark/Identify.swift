@@ -16,23 +16,74 @@ extension BookmarkCommand {
         @Flag(name: .customLong("no-follow"), help: "Identify a trailing symlink itself, not its target.")
         var noFollow = false
 
-        @Argument(help: "The file or directory.")
-        var path: String
+        @OptionGroup var batch: BatchOptions
+
+        @Argument(help: "Files or directories.")
+        var paths: [String] = []
+
+        func validate() throws {
+            if paths.isEmpty && batch.filesFrom == nil { throw ValidationError("give a PATH, or --files-from") }
+        }
 
         func run() throws {
-            let id: FileID
-            do {
-                id = try FileID.identify(FilePath(path), followSymlinks: !noFollow, responseTimeout: global.volumeTimeout)
-            } catch {
-                throw Output.fail(error, path: path).exitCode
+            let inputs = try batch.inputs(paths)
+            guard batch.isBatch(paths) else {
+                try runOne(inputs[0])
+                return
             }
-            let json = FileIDJSON(path: path, id: id)
+            // Many: one record per input, the identity's one-line form (or JSON Lines).
+            let progress = BatchProgressLine(verb: "identifying", total: inputs.count)
+            defer { progress.finish() }
+            var statuses: [ExitStatus] = []
+            for (index, path) in inputs.enumerated() {
+                progress.update(done: index, total: inputs.count)
+                switch identify(path) {
+                case .success(let id):
+                    if global.json {
+                        var json = FileIDJSON(path: path.bytes, id: id)
+                        json.exitStatus = 0
+                        try Output.jsonLine(json)
+                    } else {
+                        Output.record(Array(id.description.utf8), terminator: batch.terminator)
+                    }
+                    statuses.append(.success)
+                case .failure(let status):
+                    statuses.append(status)
+                    if global.json {
+                        try Output.jsonLine(MakeFailureJSON(source: path, status: status))
+                    } else {
+                        Output.record([], terminator: batch.terminator)
+                    }
+                }
+                if statuses.last != .success && !batch.keepGoing { break }
+            }
+            let worst = ExitStatus.mostSevere(statuses)
+            if worst != .success { throw worst.exitCode }
+        }
+
+        private func identify(_ path: PathBytes) -> Result<FileID, ExitStatus> {
+            do {
+                return .success(try FileID.identify(
+                    path.filePath, followSymlinks: !noFollow, responseTimeout: global.volumeTimeout))
+            } catch {
+                return .failure(Output.fail(error, path: path.escaped))
+            }
+        }
+
+        private func runOne(_ path: PathBytes) throws {
+            let id: FileID
+            switch identify(path) {
+            case .success(let found): id = found
+            case .failure(let status): throw status.exitCode
+            }
+            let json = FileIDJSON(path: path.bytes, id: id)
             if global.json {
                 try Output.json(json)
                 return
             }
+            // The path row carries the bytes as given; every other row is ASCII.
+            Output.record(Array("path         ".utf8) + path.bytes)
             let rows: [(String, String)] = [
-                ("path", path),
                 ("kind", json.kind),
                 ("inode", String(json.inode)),
                 ("generation", json.generation.map(String.init) ?? "unknown"),
@@ -45,10 +96,10 @@ extension BookmarkCommand {
                 ("mount id", "\(json.mountID)\(json.mountIDIsUnique ? " (unique)" : "")"),
                 ("device", json.device),
                 ("volume uuid", "\(json.volume.uuid ?? "none") (\(json.volume.uuidSource))"),
-                ("mount point", json.volume.mountPoint),
-                ("identity", id.description),
             ]
             for (name, value) in rows { Output.line(name.padding(toLength: 13, withPad: " ", startingAt: 0) + value) }
+            Output.record(Array("mount point  ".utf8) + id.volume.mountPoint)
+            Output.line("identity     " + id.description)
         }
     }
 }
@@ -56,6 +107,7 @@ extension BookmarkCommand {
 /// The JSON shape of `bookmark id --json`.
 struct FileIDJSON: Encodable {
     var path: String
+    var pathBase64: String?
     var kind: String
     var inode: UInt64
     var generation: UInt32?
@@ -72,9 +124,12 @@ struct FileIDJSON: Encodable {
     var device: String
     var identity: String
     var volume: VolumeJSON
+    /// In a batch (JSON Lines): 0 for a record that succeeded.
+    var exitStatus: Int32?
 
-    init(path: String, id: FileID) {
-        self.path = path
+    init(path: [UInt8], id: FileID) {
+        self.path = JSONPath.text(path)
+        pathBase64 = JSONPath.base64(path)
         kind = id.kind.rawValue
         inode = id.inode
         generation = id.generation
@@ -97,6 +152,7 @@ struct FileIDJSON: Encodable {
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(path, forKey: .path)
+        try c.encodeIfPresent(pathBase64, forKey: .pathBase64)
         try c.encode(kind, forKey: .kind)
         try c.encode(inode, forKey: .inode)
         try c.encode(generation, forKey: .generation)
@@ -113,10 +169,15 @@ struct FileIDJSON: Encodable {
         try c.encode(device, forKey: .device)
         try c.encode(identity, forKey: .identity)
         try c.encode(volume, forKey: .volume)
+        if let exitStatus {
+            try c.encode(JSONPath.text(Array(path.utf8)), forKey: .source)
+            try c.encodeIfPresent(pathBase64, forKey: .sourceBase64)
+            try c.encode(exitStatus, forKey: .exitStatus)
+        }
     }
 
     enum CodingKeys: String, CodingKey {
-        case path, kind, inode, generation, birthTime, handle, handleType, subvolume, size, mode, uid, gid, mountID,
+        case path, pathBase64, source, sourceBase64, exitStatus, kind, inode, generation, birthTime, handle, handleType, subvolume, size, mode, uid, gid, mountID,
             mountIDIsUnique, device, identity, volume
     }
 }

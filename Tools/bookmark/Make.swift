@@ -2,6 +2,7 @@ import ArgumentParser
 import BookmarkFormat
 import BookmarkKit
 import Foundation
+import SecureFiles
 import SystemPackage
 
 extension BookmarkCommand {
@@ -28,56 +29,176 @@ extension BookmarkCommand {
         @Flag(name: .customLong("read-only"), help: "With --sign: record a read-only scope.")
         var readOnly = false
 
-        @Argument(help: "The file or directory.")
-        var path: String
+        @Option(
+            name: .customLong("output-dir"),
+            help: ArgumentHelp(
+                "Write each bookmark's raw bytes to DIR/NAME.bookmark (NAME~2.bookmark, … for a repeated NAME).",
+                valueName: "dir"))
+        var outputDirectory: String?
+
+        @OptionGroup var batch: BatchOptions
+
+        @Argument(help: "Files or directories.")
+        var paths: [String] = []
 
         func validate() throws {
             if readOnly && keyFile == nil { throw ValidationError("--read-only needs --sign") }
+            if paths.isEmpty && batch.filesFrom == nil { throw ValidationError("give a PATH, or --files-from") }
+            if output != nil && batch.isBatch(paths) { throw ValidationError("-o is for one PATH; use --output-dir for many") }
+            if output != nil && outputDirectory != nil { throw ValidationError("give -o or --output-dir, not both") }
         }
 
         func run() throws {
+            let inputs = try batch.inputs(paths)
+            if let outputDirectory {
+                // Made when missing (with its parents), 0700: bookmarks tell where files are.
+                do {
+                    try Directory.current.createDirectory(
+                        RawArguments.filePath(outputDirectory), withIntermediateDirectories: true)
+                } catch {
+                    throw Output.fail(error, path: RawArguments.display(outputDirectory)).exitCode
+                }
+            }
+            let signing = try keyFile.map(Signing.loadOrCreateKey)
+            let many = batch.isBatch(paths)
+            let progress = BatchProgressLine(verb: "making", total: inputs.count)
+            defer { progress.finish() }
+            var names = OutputNames()
+            var statuses: [ExitStatus] = []
+            for (index, path) in inputs.enumerated() {
+                progress.update(done: index, total: inputs.count)
+                let status = try makeOne(path, signing: signing, names: &names, many: many)
+                statuses.append(status)
+                if status != .success {
+                    if !many { throw status.exitCode }
+                    if global.json {
+                        try Output.jsonLine(MakeFailureJSON(source: path, status: status))
+                    } else {
+                        Output.record([], terminator: batch.terminator)
+                    }
+                    if !batch.keepGoing { break }
+                }
+            }
+            let worst = ExitStatus.mostSevere(statuses)
+            if worst != .success { throw worst.exitCode }
+        }
+
+        /// Makes, writes and prints the bookmark of one PATH; the failure's status after saying why.
+        private func makeOne(
+            _ path: PathBytes, signing: (key: SigningKey, created: Bool)?, names: inout OutputNames, many: Bool
+        ) throws -> ExitStatus {
             var bookmark: Bookmark
             let data: [UInt8]
-            let signing = try keyFile.map(Signing.loadOrCreateKey)
             do {
                 var options: BookmarkCreationOptions = minimal ? [.minimalBookmark] : []
                 if signing != nil { options.insert(.withSecurityScope) }
                 if readOnly { options.insert(.securityScopeAllowOnlyReadAccess) }
                 bookmark = try Bookmark.create(
-                    for: FilePath(path), options: options,
-                    relativeTo: relativeTo.map { FilePath($0) }, volumeResponseTimeout: global.volumeTimeout)
+                    for: path.filePath, options: options,
+                    relativeTo: relativeTo.map(RawArguments.filePath), volumeResponseTimeout: global.volumeTimeout)
                 if let signing { bookmark = try signing.key.sign(bookmark) }
                 data = try bookmark.data()
             } catch {
-                throw Output.fail(error, path: path).exitCode
+                return Output.fail(error, path: path.escaped)
             }
-            let base64 = Data(data).base64EncodedString()
+            var written: PathBytes?
             if let output {
+                written = RawArguments.path(output)
+            } else if let outputDirectory {
+                let recorded = bookmark.path.map { PathBytes($0) } ?? path
+                written = names.file(in: RawArguments.path(outputDirectory), for: recorded)
+            }
+            if let written {
                 do {
-                    try Bookmark.writeAtomically(data, to: FilePath(output))
+                    try Bookmark.writeAtomically(data, to: written.filePath)
                 } catch {
-                    throw Output.fail(error, path: output).exitCode
+                    return Output.fail(error, path: written.escaped)
                 }
             }
+            let base64 = Data(data).base64EncodedString()
+            let recordedPath = bookmark.path ?? path.bytes
+            let json = MakeJSON(
+                path: JSONPath.text(recordedPath), pathBase64: JSONPath.base64(recordedPath), size: data.count,
+                output: written.map { JSONPath.text($0.bytes) }, outputBase64: written.flatMap { JSONPath.base64($0.bytes) },
+                base64: written == nil ? base64 : nil, volumeUUID: bookmark.record.volume.uuid,
+                signed: signing != nil, keyCreated: signing?.created, readOnly: signing != nil ? readOnly : nil,
+                source: many ? JSONPath.text(path.bytes) : nil, sourceBase64: many ? JSONPath.base64(path.bytes) : nil,
+                exitStatus: many ? 0 : nil)
             if global.json {
-                try Output.json(MakeJSON(
-                    path: bookmark.path.map(escapedPath) ?? path, size: data.count, output: output,
-                    base64: output == nil ? base64 : nil, volumeUUID: bookmark.record.volume.uuid,
-                    signed: signing != nil, keyCreated: signing?.created, readOnly: signing != nil ? readOnly : nil))
-            } else if output == nil {
-                Output.line(base64)
+                if many { try Output.jsonLine(json) } else { try Output.json(json) }
+            } else if let written, many || outputDirectory != nil {
+                Output.record(written.bytes, terminator: batch.terminator)
+            } else if written == nil {
+                Output.record(Array(base64.utf8), terminator: batch.terminator)
             }
+            return .success
         }
+    }
+}
+
+/// The naming rule of `make --output-dir`: `DIR/NAME.bookmark`, where NAME is the last component
+/// of the bookmarked path; the second input of a run with the same NAME gets `NAME~2.bookmark`,
+/// the third `NAME~3.bookmark`, and so on. A NAME too long for a 255-byte file name is cut at a
+/// character boundary first (so cut names that collide are numbered too). A file of that name
+/// already in DIR is replaced.
+struct OutputNames {
+    private var used: [[UInt8]: Int] = [:]
+    private static let maxName = 255
+    private static let suffix = Array(".bookmark".utf8)
+
+    /// The file for `recorded` in `directory`.
+    mutating func file(in directory: PathBytes, for recorded: PathBytes) -> PathBytes {
+        var name = recorded.normalized.lastComponent ?? []
+        if name.isEmpty || name == [UInt8(ascii: "/")] { name = Array("root".utf8) }
+        // Room for the suffix and a `~N` of up to 7 digits.
+        name = Self.cut(name, to: Self.maxName - Self.suffix.count - 8)
+        let count = (used[name] ?? 0) + 1
+        used[name] = count
+        var file = name
+        if count > 1 { file += Array("~\(count)".utf8) }
+        file += Self.suffix
+        var bytes = directory.bytes
+        if bytes.last != UInt8(ascii: "/") { bytes.append(UInt8(ascii: "/")) }
+        return PathBytes(bytes + file)
+    }
+
+    /// `name` cut to at most `limit` bytes, never inside a UTF-8 sequence.
+    private static func cut(_ name: [UInt8], to limit: Int) -> [UInt8] {
+        guard name.count > limit else { return name }
+        var end = limit
+        // Back up over continuation bytes (10xxxxxx) to the start of the sequence that was cut.
+        while end > 0 && name[end] & 0xC0 == 0x80 { end -= 1 }
+        return Array(name[0..<end])
     }
 }
 
 struct MakeJSON: Encodable {
     var path: String
+    var pathBase64: String?
     var size: Int
     var output: String?
+    var outputBase64: String?
     var base64: String?
     var volumeUUID: String?
     var signed: Bool
     var keyCreated: Bool?
     var readOnly: Bool?
+    var source: String?
+    var sourceBase64: String?
+    var exitStatus: Int32?
+}
+
+/// A failed input of a `make` batch in JSON Lines.
+struct MakeFailureJSON: Encodable {
+    var source: String
+    var sourceBase64: String?
+    var error: String
+    var exitStatus: Int32
+
+    init(source: PathBytes, status: ExitStatus) {
+        self.source = JSONPath.text(source.bytes)
+        sourceBase64 = JSONPath.base64(source.bytes)
+        error = status.name
+        exitStatus = status.rawValue
+    }
 }

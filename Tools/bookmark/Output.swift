@@ -1,27 +1,60 @@
 import BookmarkKit
 import FileIdentity
 import Foundation
+import Glibc
 import SecureFiles
 
 /// Printing for every subcommand: JSON with stable (sorted) keys on stdout, diagnostics on stderr.
+///
+/// Paths go to stdout as the bytes they are (no escaping, no decoding), and to JSON as their
+/// UTF-8 text plus, when they are not valid UTF-8, a base64 twin (``JSONPath``). Only messages on
+/// stderr escape bytes, so that a person sees which name was meant.
 enum Output {
     /// Encodes `value` as pretty JSON with sorted keys and prints it.
     static func json<T: Encodable>(_ value: T) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(value)
-        FileHandle.standardOutput.write(data)
-        FileHandle.standardOutput.write(Data("\n".utf8))
+        write(Array(try encoder.encode(value)) + [0x0A], to: STDOUT_FILENO)
     }
 
-    /// Prints one line to stdout.
+    /// Encodes `value` as one line of JSON (JSON Lines), sorted keys, and prints it.
+    static func jsonLine<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        write(Array(try encoder.encode(value)) + [0x0A], to: STDOUT_FILENO)
+    }
+
+    /// Prints one line of text to stdout.
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        write(Array((text + "\n").utf8), to: STDOUT_FILENO)
+    }
+
+    /// Prints `bytes` exactly, then `terminator` (a newline, or NUL with `-0`).
+    static func record(_ bytes: [UInt8], terminator: UInt8 = 0x0A) {
+        write(bytes + [terminator], to: STDOUT_FILENO)
     }
 
     /// Prints `bookmark: message` to stderr.
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data(("bookmark: " + text + "\n").utf8))
+        write(Array(("bookmark: " + text + "\n").utf8), to: STDERR_FILENO)
+    }
+
+    /// Writes all of `bytes` to `fd`, going on after short writes and `EINTR`. A closed pipe ends
+    /// the output quietly (SIGPIPE is the shell's usual way to stop us, and it still applies).
+    static func write(_ bytes: [UInt8], to fd: Int32) {
+        bytes.withUnsafeBytes { buffer in
+            guard var base = buffer.baseAddress else { return }
+            var left = buffer.count
+            while left > 0 {
+                let written = Glibc.write(fd, base, left)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                left -= written
+                base += written
+            }
+        }
     }
 
     /// Reports a failure on stderr and returns the exit status it maps to (the one table).
@@ -63,9 +96,23 @@ enum Output {
     }
 }
 
+/// A path in JSON, losslessly: field `K` holds the path's text (each byte that is not valid UTF-8
+/// shown as U+FFFD, for people), and field `KBase64`, present only when the path is not valid
+/// UTF-8, holds its exact bytes in base64. Docs/CLI.md states the rule for every output.
+enum JSONPath {
+    /// The path's text: UTF-8, with U+FFFD where a byte is not valid UTF-8.
+    static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    /// The path's bytes in base64 when they are not valid UTF-8, else `nil` (the key is left out).
+    static func base64(_ bytes: [UInt8]) -> String? {
+        String(validating: bytes, as: UTF8.self) == nil ? Data(bytes).base64EncodedString() : nil
+    }
+}
+
 /// The JSON shape of a volume (`bookmark volumes --json`, and `volume` in `bookmark id --json`).
 struct VolumeJSON: Encodable {
     var mountPoint: String
+    var mountPointBase64: String?
     var fsType: String
     var device: String
     var blockDevice: String?
@@ -75,13 +122,15 @@ struct VolumeJSON: Encodable {
     var persistent: Bool
     var label: String?
     var root: String
+    var rootBase64: String?
     var mountID: Int32
     var fsid: String?
     var capacity: UInt64?
     var category: String
 
     init(_ volume: Volume) {
-        mountPoint = PathBytes(volume.mountPoint).escaped
+        mountPoint = JSONPath.text(volume.mountPoint)
+        mountPointBase64 = JSONPath.base64(volume.mountPoint)
         fsType = volume.fsType
         device = volume.source
         blockDevice = volume.blockDevice
@@ -90,7 +139,8 @@ struct VolumeJSON: Encodable {
         uuidVerified = volume.uuidVerified
         persistent = volume.isPersistent
         label = volume.label
-        root = PathBytes(volume.root).escaped
+        root = JSONPath.text(volume.root)
+        rootBase64 = JSONPath.base64(volume.root)
         mountID = volume.mountID.rawValue
         fsid = volume.fsid?.description
         capacity = volume.capacity
@@ -101,6 +151,7 @@ struct VolumeJSON: Encodable {
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(mountPoint, forKey: .mountPoint)
+        try c.encodeIfPresent(mountPointBase64, forKey: .mountPointBase64)
         try c.encode(fsType, forKey: .fsType)
         try c.encode(device, forKey: .device)
         try c.encode(blockDevice, forKey: .blockDevice)
@@ -110,6 +161,7 @@ struct VolumeJSON: Encodable {
         try c.encode(persistent, forKey: .persistent)
         try c.encode(label, forKey: .label)
         try c.encode(root, forKey: .root)
+        try c.encodeIfPresent(rootBase64, forKey: .rootBase64)
         try c.encode(mountID, forKey: .mountID)
         try c.encode(fsid, forKey: .fsid)
         try c.encode(capacity, forKey: .capacity)
@@ -117,7 +169,7 @@ struct VolumeJSON: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case mountPoint, fsType, device, blockDevice, uuid, uuidSource, uuidVerified, persistent, label, root, mountID,
-            fsid, capacity, category
+        case mountPoint, mountPointBase64, fsType, device, blockDevice, uuid, uuidSource, uuidVerified, persistent, label,
+            root, rootBase64, mountID, fsid, capacity, category
     }
 }

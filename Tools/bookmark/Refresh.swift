@@ -13,8 +13,9 @@ extension BookmarkCommand {
             discussion: """
                 Each SOURCE (raw bookmark data, base64 text or an alias file) is resolved; a stale one is \
                 rewritten in the same container, keeping keys the fresh data lacks, atomically (a crash \
-                leaves the old file or the new one). Prints `refreshed`, `fresh` or `failed` for each. \
-                Exits with the code of the first failure, after trying them all.
+                leaves the old file or the new one). Prints `refreshed`, `fresh` or `failed`, the SOURCE \
+                and the path now for each, one record per SOURCE. Stops at the first failure unless \
+                --keep-going; exits with the most severe failure's code (Docs/CLI.md).
 
                 """ + ExitStatus.helpTable)
 
@@ -26,65 +27,109 @@ extension BookmarkCommand {
         @Option(name: .customLong("sign"), help: "Re-sign refreshed data with this key file.")
         var keyFile: String?
 
+        @OptionGroup var batch: BatchOptions
+
         @Argument(help: "Bookmark or alias files.")
-        var sources: [String]
+        var sources: [String] = []
 
         func validate() throws {
-            if sources.isEmpty { throw ValidationError("give at least one SOURCE") }
+            if sources.isEmpty && batch.filesFrom == nil { throw ValidationError("give at least one SOURCE, or --files-from") }
             if sources.contains("-") { throw ValidationError("refresh needs files, not -") }
         }
 
         func run() throws {
             var key: SigningKey?
             if let keyFile {
-                switch Result(catching: { () throws(SecurityScopeError) -> SigningKey in try SigningKey.load(from: FilePath(keyFile)) }) {
+                switch Result(catching: { () throws(SecurityScopeError) -> SigningKey in
+                    try SigningKey.load(from: RawArguments.filePath(keyFile))
+                }) {
                 case .success(let loaded): key = loaded
                 case .failure(let error):
-                    Output.error("\(keyFile): \(error.description)")
+                    Output.error("\(RawArguments.display(keyFile)): \(error.description)")
                     throw ExitStatus.signatureInvalid.exitCode
                 }
             }
+            let inputs = try batch.inputs(sources)
+            // Several SOURCEs on the command line printed one JSON array before batches existed;
+            // --files-from makes JSON Lines.
+            let lines = batch.filesFrom != nil
+            let progress = BatchProgressLine(verb: "refreshing", total: inputs.count)
+            defer { progress.finish() }
             var reports: [RefreshJSON] = []
-            var firstFailure: ExitStatus?
-            for source in sources {
-                // The SOURCE itself first: missing or unreadable is 66, not a bookmark file is 5.
-                if case .failure(let status) = SourceInput.read(source, volumeTimeout: global.volumeTimeout) {
-                    if firstFailure == nil { firstFailure = status }
-                    reports.append(RefreshJSON(
-                        source: source, status: "failed", path: nil, container: nil, changes: [],
-                        error: status == .sourceUnreadable ? "sourceUnreadable" : "corruptData"))
-                    if !global.json { Output.line("failed \(source)") }
-                    continue
+            var statuses: [ExitStatus] = []
+            for (index, source) in inputs.enumerated() {
+                progress.update(done: index, total: inputs.count)
+                let (report, status) = refreshOne(source, key: key)
+                statuses.append(status)
+                if global.json {
+                    if lines { try Output.jsonLine(report) } else { reports.append(report) }
+                } else {
+                    var line = Array((report.status + " ").utf8) + source.bytes
+                    if let path = report.pathBytes { line += Array(" -> ".utf8) + path }
+                    Output.record(line, terminator: batch.terminator)
                 }
-                do {
-                    let outcome = try Bookmark.refreshFile(
-                        at: FilePath(source), options: ResolutionOptions(search: !noSearch, volumeResponseTimeout: global.volumeTimeout), signingKey: key)
-                    let report = RefreshJSON(
-                        source: source, status: outcome.rewritten ? "refreshed" : "fresh",
-                        path: escapedPath(PathBytes(outcome.resolution.path).bytes), container: outcome.container.rawValue,
-                        changes: Change.ordered(outcome.resolution.changes).map(\.rawValue), error: nil)
-                    reports.append(report)
-                    if !global.json { Output.line("\(report.status) \(source) -> \(report.path ?? "")") }
-                } catch {
-                    let status = Output.fail(error, path: source)
-                    if firstFailure == nil { firstFailure = status }
-                    reports.append(RefreshJSON(
-                        source: source, status: "failed", path: nil, container: nil, changes: [],
-                        error: error.code.rawValue))
-                    if !global.json { Output.line("failed \(source)") }
-                }
+                if status != .success && !batch.keepGoing { break }
             }
-            if global.json { try Output.json(reports) }
-            if let firstFailure { throw firstFailure.exitCode }
+            progress.finish()
+            if global.json && !lines { try Output.json(reports) }
+            let worst = ExitStatus.mostSevere(statuses)
+            if worst != .success { throw worst.exitCode }
+        }
+
+        private func refreshOne(_ source: PathBytes, key: SigningKey?) -> (RefreshJSON, ExitStatus) {
+            // The SOURCE itself first: missing or unreadable is 66, not a bookmark file is 5.
+            if case .failure(let status) = SourceInput.read(source, volumeTimeout: global.volumeTimeout) {
+                return (RefreshJSON(source: source, status: "failed", path: nil, container: nil, changes: [], error: status.name, exitStatus: status), status)
+            }
+            do {
+                let outcome = try Bookmark.refreshFile(
+                    at: source.filePath, options: ResolutionOptions(search: !noSearch, volumeResponseTimeout: global.volumeTimeout),
+                    signingKey: key)
+                return (RefreshJSON(
+                    source: source, status: outcome.rewritten ? "refreshed" : "fresh",
+                    path: PathBytes(outcome.resolution.path).bytes, container: outcome.container.rawValue,
+                    changes: Change.ordered(outcome.resolution.changes).map(\.rawValue), error: nil, exitStatus: .success), .success)
+            } catch {
+                let status = Output.fail(error, path: source.escaped)
+                return (RefreshJSON(
+                    source: source, status: "failed", path: nil, container: nil, changes: [], error: error.code.rawValue,
+                    exitStatus: status), status)
+            }
         }
     }
 }
 
+/// One record of `bookmark refresh --json`.
 struct RefreshJSON: Encodable {
     var source: String
+    var sourceBase64: String?
     var status: String
     var path: String?
+    var pathBase64: String?
     var container: String?
     var changes: [String]
     var error: String?
+    var exitStatus: Int32
+    /// The resolved path's bytes, for plain output (not encoded).
+    var pathBytes: [UInt8]?
+
+    init(
+        source: PathBytes, status: String, path: [UInt8]?, container: String?, changes: [String], error: String?,
+        exitStatus: ExitStatus
+    ) {
+        self.source = JSONPath.text(source.bytes)
+        sourceBase64 = JSONPath.base64(source.bytes)
+        self.status = status
+        self.path = path.map(JSONPath.text)
+        pathBase64 = path.flatMap(JSONPath.base64)
+        self.container = container
+        self.changes = changes
+        self.error = error
+        self.exitStatus = exitStatus.rawValue
+        pathBytes = path
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case source, sourceBase64, status, path, pathBase64, container, changes, error, exitStatus
+    }
 }

@@ -43,53 +43,197 @@ extension BookmarkCommand {
         @Option(name: .customLong("within"), help: "With --verify: the result must lie beneath this directory (repeatable).")
         var within: [String] = []
 
-        @Argument(help: "The bookmark: a file, or - for standard input.")
-        var source: String
+        @OptionGroup var batch: BatchOptions
+
+        @Argument(help: "Bookmarks: files, or - for standard input (one SOURCE only).")
+        var sources: [String] = []
 
         func validate() throws {
             if let budgetMilliseconds, budgetMilliseconds < 0 { throw ValidationError("--budget-ms must be 0 or more") }
-            if refresh && source == "-" { throw ValidationError("--refresh needs a SOURCE file, not -") }
+            if refresh && sources.contains("-") { throw ValidationError("--refresh needs a SOURCE file, not -") }
             if !within.isEmpty && keyFile == nil { throw ValidationError("--within needs --verify") }
             if refresh && keyFile != nil { throw ValidationError("--refresh cannot re-sign; use `bookmark refresh --sign KEYFILE`") }
+            if sources.isEmpty && batch.filesFrom == nil { throw ValidationError("give a SOURCE, or --files-from") }
+            if sources.contains("-") && (batch.isBatch(sources)) {
+                throw ValidationError("- (a bookmark on standard input) is for a single SOURCE; use --files-from for many")
+            }
         }
 
-        func run() throws {
-            let (decoded, raw) = try SourceInput.decode(source, volumeTimeout: global.volumeTimeout)
-            let bookmark = Bookmark(record: decoded.record)
+        private var options: ResolutionOptions {
             var options = ResolutionOptions(
                 search: !noSearch, crossVolumeHeuristic: crossVolume, volumeResponseTimeout: global.volumeTimeout)
             if let budgetMilliseconds { options.budget.time = .milliseconds(budgetMilliseconds) }
-            options.relativeTo = relativeTo.map { FilePath($0) }
-            if let keyFile {
-                try Signing.resolveVerified(
-                    raw: raw, decoded: decoded, keyFile: keyFile, within: within, source: source, json: global.json,
-                    options: options, strict: strict)
-                return
+            options.relativeTo = relativeTo.map(RawArguments.filePath)
+            return options
+        }
+
+        func run() throws {
+            let inputs = try batch.inputs(sources)
+            if batch.isBatch(sources) {
+                try runMany(inputs)
+            } else if let source = inputs.first {
+                try runOne(source)
             }
-            let resolution: Resolution
-            var refreshed = false
+        }
+
+        /// One SOURCE: a pretty JSON document with `--json`, as before batches existed.
+        private func runOne(_ source: PathBytes) throws {
+            let outcome: ResolveOutcome
+            switch SourceInput.decode(source, volumeTimeout: global.volumeTimeout) {
+            case .success(let (decoded, raw)): outcome = resolveOne(source, decoded: decoded, raw: raw)
+            case .failure(let status): throw status.exitCode
+            }
+            switch outcome {
+            case .resolved(let resolution, let refreshed, let readOnly):
+                if global.json {
+                    try Output.json(ResolveRecordJSON.resolved(resolution, refreshed: refreshed, readOnly: readOnly))
+                } else {
+                    Output.record(PathBytes(resolution.path).bytes, terminator: batch.terminator)
+                }
+                if strict && resolution.isStale { throw ExitStatus.stale.exitCode }
+            case .failed(let status, let failure):
+                if global.json { try? Output.json(failure) }
+                throw status.exitCode
+            case .failedLater(let error, let path):
+                if global.json { try? Output.json(ResolveFailureJSON(error)) }
+                throw Output.fail(error, path: path.escaped).exitCode
+            }
+        }
+
+        /// Many: plain resolutions share one batch (one walk per volume); one record per input,
+        /// in input order.
+        private func runMany(_ inputs: [PathBytes]) throws {
+            let progress = BatchProgressLine(verb: "resolving", total: inputs.count)
+            defer { progress.finish() }
+            var outcomes = [ResolveOutcome?](repeating: nil, count: inputs.count)
+            var pending: [(index: Int, bookmark: Bookmark)] = []
+            for (index, source) in inputs.enumerated() {
+                progress.update(done: index, total: inputs.count)
+                switch SourceInput.decode(source, volumeTimeout: global.volumeTimeout) {
+                case .success(let (decoded, raw)):
+                    if refresh || keyFile != nil {
+                        outcomes[index] = resolveOne(source, decoded: decoded, raw: raw)
+                    } else {
+                        pending.append((index, Bookmark(record: decoded.record)))
+                    }
+                case .failure(let status):
+                    outcomes[index] = .failed(status, ResolveFailureJSON(status: status))
+                }
+                if !batch.keepGoing, case .failed = outcomes[index] { break }
+            }
+            if !pending.isEmpty {
+                let total = inputs.count
+                let before = total - pending.count
+                let results = Bookmark.resolveAll(pending.map(\.bookmark), options: options) { step in
+                    progress.update(
+                        done: before + step.settled, total: total,
+                        volume: step.volume.map { PathBytes($0).escaped }, force: true)
+                }
+                for (item, result) in zip(pending, results) {
+                    switch result {
+                    case .success(let resolution): outcomes[item.index] = .resolved(resolution, refreshed: false, readOnly: nil)
+                    case .failure(let error): outcomes[item.index] = .failedLater(error, inputs[item.index])
+                    }
+                }
+            }
+            progress.finish()
+            var statuses: [ExitStatus] = []
+            for (index, source) in inputs.enumerated() {
+                guard var outcome = outcomes[index] else { break }
+                if case .failedLater(let error, let path) = outcome {
+                    // Said on stderr here, so that messages come in input order.
+                    outcome = .failed(Output.fail(error, path: path.escaped), ResolveFailureJSON(error))
+                }
+                var status = ExitStatus.success
+                switch outcome {
+                case .resolved(let resolution, let refreshed, let readOnly):
+                    if global.json {
+                        try Output.jsonLine(ResolveRecordJSON.resolved(
+                            resolution, refreshed: refreshed, readOnly: readOnly, source: source))
+                    } else {
+                        Output.record(PathBytes(resolution.path).bytes, terminator: batch.terminator)
+                    }
+                    if strict && resolution.isStale { status = .stale }
+                case .failed(let failed, let failure):
+                    status = failed
+                    if global.json {
+                        try Output.jsonLine(ResolveRecordJSON.failed(failure, status: failed, source: source))
+                    } else {
+                        Output.record([], terminator: batch.terminator)
+                    }
+                case .failedLater: break
+                }
+                statuses.append(status)
+                if status != .success && !batch.keepGoing { break }
+            }
+            let worst = ExitStatus.mostSevere(statuses)
+            if worst != .success { throw worst.exitCode }
+        }
+
+        /// Resolves one decoded SOURCE (with `--verify`, `--refresh` or neither).
+        private func resolveOne(_ source: PathBytes, decoded: BookmarkSource, raw: [UInt8]) -> ResolveOutcome {
+            if let keyFile {
+                return Signing.resolveVerified(
+                    raw: raw, decoded: decoded, keyFile: keyFile, within: within, source: source, options: options)
+            }
             do {
                 if refresh {
                     // Resolves, and when stale rewrites SOURCE atomically in its own container with
                     // unknown keys (and an alias file's Finder info) kept.
-                    let outcome = try Bookmark.refreshFile(at: FilePath(source), options: options)
-                    resolution = outcome.resolution
-                    refreshed = outcome.rewritten
-                } else {
-                    resolution = try bookmark.resolve(options)
+                    let outcome = try Bookmark.refreshFile(at: source.filePath, options: options)
+                    return .resolved(outcome.resolution, refreshed: outcome.rewritten, readOnly: nil)
                 }
+                return .resolved(try Bookmark(record: decoded.record).resolve(options), refreshed: false, readOnly: nil)
             } catch {
-                if global.json { try? Output.json(ResolveFailureJSON(error)) }
-                throw Output.fail(error, path: source).exitCode
+                return .failed(Output.fail(error, path: source.escaped), ResolveFailureJSON(error))
             }
-            if global.json {
-                try Output.json(ResolveJSON(resolution, refreshed: refreshed))
-            } else {
-                Output.line(escapedPath(PathBytes(resolution.path).bytes))
-            }
-            if strict && resolution.isStale { throw ExitStatus.stale.exitCode }
         }
     }
+}
+
+/// What one input of `bookmark resolve` came to.
+enum ResolveOutcome {
+    /// Resolved; `readOnly` is set for a verified (signed) bookmark.
+    case resolved(Resolution, refreshed: Bool, readOnly: Bool?)
+    /// Failed with this exit status (already said on stderr), and this JSON for it.
+    case failed(ExitStatus, any Encodable)
+    /// Failed in the batch; said on stderr when its record is printed.
+    case failedLater(BookmarkError, PathBytes)
+}
+
+/// A record of `resolve --json`: the resolution (or the failure) and, in a batch, the SOURCE it
+/// came from and its exit status.
+struct ResolveRecordJSON: Encodable {
+    var payload: any Encodable
+    var source: PathBytes?
+    var status: ExitStatus?
+    var readOnly: Bool?
+
+    static func resolved(_ resolution: Resolution, refreshed: Bool, readOnly: Bool?, source: PathBytes? = nil) -> Self {
+        ResolveRecordJSON(
+            payload: ResolveJSON(resolution, refreshed: refreshed), source: source,
+            status: source == nil ? nil : .success, readOnly: readOnly)
+    }
+
+    static func failed(_ failure: any Encodable, status: ExitStatus, source: PathBytes) -> Self {
+        ResolveRecordJSON(payload: failure, source: source, status: status, readOnly: nil)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try payload.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        if let source {
+            try container.encode(JSONPath.text(source.bytes), forKey: .source)
+            try container.encodeIfPresent(JSONPath.base64(source.bytes), forKey: .sourceBase64)
+        }
+        if let status { try container.encode(status.rawValue, forKey: .exitStatus) }
+        if let readOnly {
+            try container.encode(true, forKey: .verified)
+            try container.encode(readOnly, forKey: .readOnly)
+        }
+    }
+
+    enum Keys: String, CodingKey { case source, sourceBase64, exitStatus, verified, readOnly }
 }
 
 func escapedPath(_ bytes: [UInt8]) -> String { PathBytes(bytes).escaped }
@@ -99,9 +243,11 @@ struct ResolveJSON: Encodable {
         var uuid: String?
         var uuidSource: String
         var mountPoint: String
+        var mountPointBase64: String?
         var persistent: Bool
     }
     var path: String
+    var pathBase64: String?
     var stale: Bool
     var matchedBy: String
     var changes: [String]
@@ -112,14 +258,17 @@ struct ResolveJSON: Encodable {
     var refreshed: Bool
 
     init(_ resolution: Resolution, refreshed: Bool) {
-        path = escapedPath(PathBytes(resolution.path).bytes)
+        let bytes = PathBytes(resolution.path).bytes
+        path = JSONPath.text(bytes)
+        pathBase64 = JSONPath.base64(bytes)
         stale = resolution.isStale
         matchedBy = resolution.matchedBy.rawValue
         changes = Change.ordered(resolution.changes).map(\.rawValue)
         inTrash = resolution.isInTrash
         volume = VolumeInfo(
             uuid: resolution.volume.uuid, uuidSource: resolution.volume.uuidSource.rawValue,
-            mountPoint: escapedPath(resolution.volume.mountPoint), persistent: resolution.volume.isPersistent)
+            mountPoint: JSONPath.text(resolution.volume.mountPoint),
+            mountPointBase64: JSONPath.base64(resolution.volume.mountPoint), persistent: resolution.volume.isPersistent)
         entriesSearched = resolution.entriesSearched
         notes = resolution.notes
         self.refreshed = refreshed
@@ -130,6 +279,7 @@ struct ResolveFailureJSON: Encodable {
     var error: String
     var message: String
     var lastKnownPath: String?
+    var lastKnownPathBase64: String?
     var volumeName: String?
     var volumeUUID: String?
     var attachedDevice: String?
@@ -138,7 +288,8 @@ struct ResolveFailureJSON: Encodable {
         if let error = error as? BookmarkError {
             self.error = error.code.rawValue
             message = error.message
-            lastKnownPath = error.lastKnownPath.map(escapedPath)
+            lastKnownPath = error.lastKnownPath.map(JSONPath.text)
+            lastKnownPathBase64 = error.lastKnownPath.flatMap(JSONPath.base64)
             volumeName = error.volumeName
             volumeUUID = error.volumeUUID
             attachedDevice = error.attachedDevice
@@ -146,5 +297,11 @@ struct ResolveFailureJSON: Encodable {
             self.error = "failure"
             message = String(describing: error)
         }
+    }
+
+    /// A SOURCE that could not be read or decoded (its message is on stderr).
+    init(status: ExitStatus) {
+        error = status.name
+        message = status.meaning
     }
 }

@@ -10,11 +10,11 @@ enum Signing {
     /// The key at `keyFile`, created (mode 0600) when missing; exit 6 when it is refused.
     static func loadOrCreateKey(_ keyFile: String) throws -> (key: SigningKey, created: Bool) {
         switch Result(catching: { () throws(SecurityScopeError) -> (key: SigningKey, created: Bool) in
-            try SigningKey.loadOrCreate(at: FilePath(keyFile))
+            try SigningKey.loadOrCreate(at: RawArguments.filePath(keyFile))
         }) {
         case .success(let loaded): return loaded
         case .failure(let error):
-            Output.error("\(keyFile): \(error.description)")
+            Output.error("\(RawArguments.display(keyFile)): \(error.description)")
             throw ExitStatus.signatureInvalid.exitCode
         }
     }
@@ -35,54 +35,34 @@ enum Signing {
         }
     }
 
-    /// Verifies, resolves and confines; prints like `resolve`, with `readOnly` added.
+    /// Verifies, resolves and confines: what `resolve --verify` came to for one input. Messages
+    /// go to stderr here; the caller prints the record.
     static func resolveVerified(
-        raw: [UInt8], decoded: BookmarkSource, keyFile: String, within: [String], source: String, json: Bool,
-        options: ResolutionOptions, strict: Bool
-    ) throws {
+        raw: [UInt8], decoded: BookmarkSource, keyFile: String, within: [String], source: PathBytes,
+        options: ResolutionOptions
+    ) -> ResolveOutcome {
         var data = raw
         if decoded.wasBase64 {
             guard let bytes = Data(base64Encoded: String(decoding: raw, as: UTF8.self), options: .ignoreUnknownCharacters)
             else {
-                Output.error("\(source): corrupt base64")
-                throw ExitStatus.corruptData.exitCode
+                Output.error("\(source.escaped): corrupt base64")
+                return .failed(.corruptData, SignatureFailureJSON(error: "corruptData", message: "corrupt base64"))
             }
             data = Array(bytes)
         }
         let result = Result(catching: { () throws(SecurityScopeError) -> ScopedResolution in
-            let key = try SigningKey.load(from: FilePath(keyFile))
-            return try key.resolve(data, confinedTo: within.map { FilePath($0) }, options: options)
+            let key = try SigningKey.load(from: RawArguments.filePath(keyFile))
+            return try key.resolve(data, confinedTo: within.map(RawArguments.filePath), options: options)
         })
         switch result {
         case .success(let scoped):
-            if json {
-                try Output.json(VerifiedResolveJSON(
-                    resolution: ResolveJSON(scoped.resolution, refreshed: false), verified: true,
-                    readOnly: scoped.readOnly))
-            } else {
-                Output.line(escapedPath(PathBytes(scoped.resolution.path).bytes))
-            }
-            if strict && scoped.resolution.isStale { throw ExitStatus.stale.exitCode }
+            return .resolved(scoped.resolution, refreshed: false, readOnly: scoped.readOnly)
         case .failure(let error):
-            if json { try? Output.json(SignatureFailureJSON(error: error.code.rawValue, message: error.message)) }
-            throw status(error, source: source).exitCode
+            return .failed(
+                status(error, source: source.escaped),
+                SignatureFailureJSON(error: error.code.rawValue, message: error.message))
         }
     }
-}
-
-struct VerifiedResolveJSON: Encodable {
-    var resolution: ResolveJSON
-    var verified: Bool
-    var readOnly: Bool
-
-    func encode(to encoder: any Encoder) throws {
-        try resolution.encode(to: encoder)
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(verified, forKey: .verified)
-        try container.encode(readOnly, forKey: .readOnly)
-    }
-
-    enum Keys: String, CodingKey { case verified, readOnly }
 }
 
 struct SignatureFailureJSON: Encodable {

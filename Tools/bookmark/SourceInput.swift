@@ -12,6 +12,14 @@ enum SourceInput {
 
     /// The raw bytes of `source` (a path, or `-` for stdin), or an exit after saying why on stderr.
     static func bytes(of source: String, volumeTimeout: Duration = .seconds(2)) throws -> [UInt8] {
+        switch bytes(of: RawArguments.path(source), volumeTimeout: volumeTimeout) {
+        case .success(let bytes): return bytes
+        case .failure(let status): throw status.exitCode
+        }
+    }
+
+    /// The raw bytes of `source` (a path, or `-` for stdin), or the exit status after saying why on stderr.
+    static func bytes(of source: PathBytes, volumeTimeout: Duration = .seconds(2)) -> Result<[UInt8], ExitStatus> {
         if source == "-" {
             var input: [UInt8] = []
             while true {
@@ -20,46 +28,43 @@ enum SourceInput {
                 input += chunk
                 guard input.count <= readLimit else {
                     Output.error("-: input exceeds the limit of \(readLimit) bytes")
-                    throw ExitStatus.corruptData.exitCode
+                    return .failure(.corruptData)
                 }
             }
-            return input
+            return .success(input)
         }
-        switch read(source, volumeTimeout: volumeTimeout) {
-        case .success(let bytes): return bytes
-        case .failure(let status): throw status.exitCode
-        }
+        return read(source, volumeTimeout: volumeTimeout)
     }
 
     /// A SOURCE file's bytes, or the exit status for it after saying why on stderr: 66 when it
     /// cannot be opened, 5 when it is not a regular file of at most the decoder's limit.
-    static func read(_ source: String, volumeTimeout: Duration = .seconds(2)) -> Result<[UInt8], ExitStatus> {
+    static func read(_ source: PathBytes, volumeTimeout: Duration = .seconds(2)) -> Result<[UInt8], ExitStatus> {
         // A SOURCE on a FUSE or network volume that does not answer: exit 75, not a hang.
         guard let volumes = try? MountedVolumes.shared() else { return readHere(source) }
-        switch VolumeWatchdog.guarding(path: PathBytes(FilePath(source)).bytes, volumes: volumes, timeout: volumeTimeout, {
+        switch VolumeWatchdog.guarding(path: source.bytes, volumes: volumes, timeout: volumeTimeout, {
             readHere(source)
         }) {
         case .success(let result): return result
-        case .failure(let error): return .failure(Output.fail(error, path: source))
+        case .failure(let error): return .failure(Output.fail(error, path: source.escaped))
         }
     }
 
     /// ``read(_:volumeTimeout:)`` once the SOURCE is known to be safe to touch.
-    private static func readHere(_ source: String) -> Result<[UInt8], ExitStatus> {
+    private static func readHere(_ source: PathBytes) -> Result<[UInt8], ExitStatus> {
         let fd: OwnedDescriptor
         do throws(FileSystemError) {
             // O_NONBLOCK: a FIFO or a device is opened without waiting, then refused below.
-            fd = try Directory.current.open(FilePath(source), options: [.readOnly, .nonBlocking])
+            fd = try Directory.current.open(source.filePath, options: [.readOnly, .nonBlocking])
         } catch {
             // The SOURCE itself is missing or unreadable: its own code, so a script can tell it
             // from a bookmark whose target is gone (3).
-            Output.error("\(PathBytes(FilePath(source)).escaped): cannot open the bookmark file: \(error)")
+            Output.error("\(source.escaped): cannot open the bookmark file: \(error)")
             return .failure(.sourceUnreadable)
         }
         // Only a regular file of at most the decoder's limit is read: a FIFO, a device (/dev/zero),
         // a directory or a huge (or sparse) file is refused at once, in bounded time and memory,
         // as data that cannot be a bookmark.
-        let name = PathBytes(FilePath(source)).escaped
+        let name = source.escaped
         let status: FileStatus
         do throws(FileSystemError) {
             status = try fd.status()
@@ -85,12 +90,26 @@ enum SourceInput {
 
     /// `source` decoded, or exit 5 with the reason.
     static func decode(_ source: String, volumeTimeout: Duration = .seconds(2)) throws -> (BookmarkSource, [UInt8]) {
-        let bytes = try bytes(of: source, volumeTimeout: volumeTimeout)
+        switch decode(RawArguments.path(source), volumeTimeout: volumeTimeout) {
+        case .success(let decoded): return decoded
+        case .failure(let status): throw status.exitCode
+        }
+    }
+
+    /// `source` decoded with its raw bytes, or the exit status (66, 5, 75) after saying why on stderr.
+    static func decode(_ source: PathBytes, volumeTimeout: Duration = .seconds(2))
+        -> Result<(BookmarkSource, [UInt8]), ExitStatus>
+    {
+        let bytes: [UInt8]
+        switch self.bytes(of: source, volumeTimeout: volumeTimeout) {
+        case .success(let read): bytes = read
+        case .failure(let status): return .failure(status)
+        }
         switch Result(catching: { () throws(BookmarkFormatError) -> BookmarkSource in try BookmarkSource(decoding: bytes) }) {
-        case .success(let decoded): return (decoded, bytes)
+        case .success(let decoded): return .success((decoded, bytes))
         case .failure(let error):
-            Output.error("\(source): corrupt bookmark data: \(error.description)")
-            throw ExitStatus.corruptData.exitCode
+            Output.error("\(source.escaped): corrupt bookmark data: \(error.description)")
+            return .failure(.corruptData)
         }
     }
 }
