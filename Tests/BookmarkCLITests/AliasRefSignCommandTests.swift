@@ -48,12 +48,17 @@ struct AliasRefSignCommandTests {
             #expect(try aliasPath(alias) == moved)
             let again = try BookmarkTool.run(["refresh", alias])
             #expect(again.stdout.hasPrefix("fresh "))
-            // A missing target: exit 3, the file untouched, the other sources still done.
+            // A missing target: exit 3, the file untouched; by default nothing after the first
+            // failure is done, with --keep-going every source is, and the exit is the most severe
+            // (66, a SOURCE that cannot be opened, outranks 3).
             let before = try Data(contentsOf: URL(fileURLWithPath: alias))
             try FileManager.default.removeItem(atPath: moved)
             let gone = try BookmarkTool.run(["refresh", alias, volume.path("nonexistent")])
             #expect(gone.status == 3)
-            #expect(gone.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("failed") }.count == 2)
+            #expect(gone.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("failed") }.count == 1)
+            let all = try BookmarkTool.run(["refresh", "--keep-going", alias, volume.path("nonexistent")])
+            #expect(all.status == 66)
+            #expect(all.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("failed") }.count == 2)
             #expect(try Data(contentsOf: URL(fileURLWithPath: alias)) == before)
             // A symlink at the destination is refused.
             try Data("v".utf8).write(to: URL(fileURLWithPath: volume.path("victim")))

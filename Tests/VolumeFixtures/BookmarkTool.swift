@@ -16,6 +16,21 @@ public enum BookmarkTool {
         return try Shell.run([path] + arguments, input: input)
     }
 
+    /// Runs `bookmark ARGS` with arguments as exact bytes.
+    public static func run(bytes arguments: [[UInt8]], input: Data? = nil, environment: [String: String]? = nil)
+        throws -> CommandResult
+    {
+        guard let path else { throw CommandFailure(command: ["bookmark"], status: -1, stderr: "bookmark binary not built") }
+        return try Shell.run(bytes: [Array(path.utf8)] + arguments, input: input, environment: environment)
+    }
+
+    /// Runs `bookmark ARGS`, arguments as exact bytes, as uid/gid 65534 through setpriv.
+    public static func runUnprivileged(bytes arguments: [[UInt8]], input: Data? = nil) throws -> CommandResult {
+        guard let path else { throw CommandFailure(command: ["bookmark"], status: -1, stderr: "bookmark binary not built") }
+        let setpriv = ["setpriv", "--reuid=\(Unprivileged.uid)", "--regid=\(Unprivileged.uid)", "--clear-groups", "--inh-caps=-all", "--"]
+        return try Shell.run(bytes: setpriv.map { Array($0.utf8) } + [Array(path.utf8)] + arguments, input: input)
+    }
+
     /// Runs `bookmark ARGS` as uid/gid 65534 through setpriv.
     public static func runUnprivileged(_ arguments: [String], input: Data? = nil) throws -> CommandResult {
         guard let path else { throw CommandFailure(command: ["bookmark"], status: -1, stderr: "bookmark binary not built") }

@@ -22,6 +22,8 @@ public struct CommandResult: Sendable {
     public var stderr: String
     /// Standard output as bytes.
     public var stdoutData: Data
+    /// Standard error as bytes.
+    public var stderrData: Data = Data()
 }
 
 /// Runs external programs for test fixtures (mkfs, mount, losetup, setpriv). Tests only: the
@@ -32,6 +34,15 @@ public enum Shell {
     public static func run(_ arguments: [String], input: Data? = nil, environment: [String: String]? = nil)
         throws -> CommandResult
     {
+        try run(bytes: arguments.map { Array($0.utf8) }, input: input, environment: environment)
+    }
+
+    /// Runs a program with arguments given as exact bytes (names that are not UTF-8, as a shell
+    /// would pass them), looked up on PATH, and returns what it printed, whatever the status.
+    public static func run(bytes byteArguments: [[UInt8]], input: Data? = nil, environment: [String: String]? = nil)
+        throws -> CommandResult
+    {
+        let arguments = byteArguments.map { String(decoding: $0, as: UTF8.self) }
         // posix_spawn with only fds 0-2 passed on, and output to unlinked temporary files: a
         // command that leaves a daemon behind (mount.exfat-fuse) must not inherit anything that
         // would keep us waiting (Foundation's Process waits on such inherited descriptors).
@@ -47,11 +58,16 @@ public enum Shell {
         posix_spawn_file_actions_adddup2(&actions, err.handle.fileDescriptor, 2)
         posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         let env = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
-        let argv = ["/usr/bin/env"] + arguments
-        var cArgs = argv.map { strdup($0) } + [nil]
+        let argv = [Array("/usr/bin/env".utf8)] + byteArguments
+        var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { bytes in
+            let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+            for (index, byte) in bytes.enumerated() { pointer[index] = CChar(bitPattern: byte) }
+            pointer[bytes.count] = 0
+            return pointer
+        } + [nil]
         var cEnv = env.map { strdup($0) } + [nil]
         defer {
-            cArgs.forEach { free($0) }
+            cArgs.forEach { $0?.deallocate() }
             cEnv.forEach { free($0) }
         }
         var pid: pid_t = 0
@@ -64,7 +80,7 @@ public enum Shell {
         let errData = err.contents()
         return CommandResult(
             status: exitStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
+            stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData, stderrData: errData)
     }
 
     /// Runs `arguments` and throws ``CommandFailure`` unless it exits 0; returns stdout.

@@ -6,6 +6,7 @@ extension BookmarkCommand {
     /// `bookmark alias TARGET ALIASFILE`: write a Finder alias file.
     struct Alias: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "alias",
             abstract: "Write a Finder alias file (Apple's layout) that refers to TARGET.",
             discussion: """
                 The alias holds bookmark data made with suitableForBookmarkFile after a 56-byte header, \

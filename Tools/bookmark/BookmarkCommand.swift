@@ -10,7 +10,9 @@ struct BookmarkCommand: ParsableCommand {
     /// Parses argv as bytes (``RawArguments``), so a path argument that is not UTF-8 reaches the
     /// file system unchanged.
     static func main() {
-        main(RawArguments.current())
+        let arguments = RawArguments.current()
+        FastPath.runIfHandled(arguments)
+        main(arguments)
     }
 
     static let configuration = CommandConfiguration(

@@ -9,6 +9,7 @@ extension BookmarkCommand {
     /// `bookmark make PATH`: bookmark data for a file or directory.
     struct Make: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "make",
             abstract: "Make bookmark data for a file or directory (Apple's book format).",
             discussion: "Without -o, prints the data as base64 on one line.")
 
@@ -65,6 +66,8 @@ extension BookmarkCommand {
             defer { progress.finish() }
             var names = OutputNames()
             var statuses: [ExitStatus] = []
+            // One sweep of dead writers' temporary files per output directory, not one per file.
+            try LeftoverSweeping.oncePerDirectory {
             for (index, path) in inputs.enumerated() {
                 progress.update(done: index, total: inputs.count)
                 let status = try makeOne(path, signing: signing, names: &names, many: many)
@@ -78,6 +81,7 @@ extension BookmarkCommand {
                     }
                     if !batch.keepGoing { break }
                 }
+            }
             }
             let worst = ExitStatus.mostSevere(statuses)
             if worst != .success { throw worst.exitCode }

@@ -7,6 +7,7 @@ extension BookmarkCommand {
     /// `bookmark ref PATH` / `bookmark ref --resolve URL`: file-reference URLs.
     struct Ref: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "ref",
             abstract: "Print the file-reference URL of PATH, or (--resolve) the current path of a URL.",
             discussion: """
                 A file-reference URL (file:///.file/id=MOUNT.INODE.GENERATION, a trailing / for \

@@ -9,6 +9,7 @@ extension BookmarkCommand {
     /// `bookmark resolve SOURCE`: find the bookmarked file now.
     struct Resolve: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "resolve",
             abstract: "Find a bookmarked file: prints its path now, and why.",
             discussion: """
                 SOURCE is a file of raw bookmark bytes, base64 text, a Finder alias file, or - for \
@@ -59,134 +60,156 @@ extension BookmarkCommand {
             }
         }
 
-        private var options: ResolutionOptions {
+        /// What the flags ask for.
+        private var settings: ResolveRun {
             var options = ResolutionOptions(
                 search: !noSearch, crossVolumeHeuristic: crossVolume, volumeResponseTimeout: global.volumeTimeout)
             if let budgetMilliseconds { options.budget.time = .milliseconds(budgetMilliseconds) }
             options.relativeTo = relativeTo.map(RawArguments.filePath)
-            return options
+            return ResolveRun(
+                options: options, json: global.json, volumeTimeout: global.volumeTimeout, terminator: batch.terminator,
+                keepGoing: batch.keepGoing, strict: strict, refresh: refresh, keyFile: keyFile, within: within)
         }
 
         func run() throws {
             let inputs = try batch.inputs(sources)
             if batch.isBatch(sources) {
-                try runMany(inputs)
+                try settings.runMany(inputs)
             } else if let source = inputs.first {
-                try runOne(source)
+                try settings.runOne(source)
             }
         }
+    }
+}
 
-        /// One SOURCE: a pretty JSON document with `--json`, as before batches existed.
-        private func runOne(_ source: PathBytes) throws {
-            let outcome: ResolveOutcome
-            switch SourceInput.decode(source, volumeTimeout: global.volumeTimeout) {
-            case .success(let (decoded, raw)): outcome = resolveOne(source, decoded: decoded, raw: raw)
-            case .failure(let status): throw status.exitCode
+/// `bookmark resolve` once its command line is parsed: by ArgumentParser, or by ``FastPath`` for
+/// the plain `bookmark resolve SOURCE`, which takes every default.
+struct ResolveRun {
+    var options = ResolutionOptions()
+    var json = false
+    var volumeTimeout: Duration = .seconds(2)
+    var terminator: UInt8 = 0x0A
+    var keepGoing = false
+    var strict = false
+    var refresh = false
+    var keyFile: String?
+    var within: [String] = []
+
+    /// The options of `bookmark resolve` with no flags (as ``GlobalOptions`` defaults them).
+    static var defaultOptions: ResolutionOptions {
+        ResolutionOptions(search: true, crossVolumeHeuristic: false, volumeResponseTimeout: .milliseconds(2000))
+    }
+
+    /// One SOURCE: a pretty JSON document with `--json`, as before batches existed.
+    func runOne(_ source: PathBytes) throws {
+        let outcome: ResolveOutcome
+        switch SourceInput.decode(source, volumeTimeout: volumeTimeout) {
+        case .success(let (decoded, raw)): outcome = resolveOne(source, decoded: decoded, raw: raw)
+        case .failure(let status): throw status.exitCode
+        }
+        switch outcome {
+        case .resolved(let resolution, let refreshed, let readOnly):
+            if json {
+                try Output.json(ResolveRecordJSON.resolved(resolution, refreshed: refreshed, readOnly: readOnly))
+            } else {
+                Output.record(PathBytes(resolution.path).bytes, terminator: terminator)
             }
+            if strict && resolution.isStale { throw ExitStatus.stale.exitCode }
+        case .failed(let status, let failure):
+            if json { try? Output.json(failure) }
+            throw status.exitCode
+        case .failedLater(let error, let path):
+            if json { try? Output.json(ResolveFailureJSON(error)) }
+            throw Output.fail(error, path: path.escaped).exitCode
+        }
+    }
+
+    /// Many: plain resolutions share one batch (one walk per volume); one record per input,
+    /// in input order.
+    func runMany(_ inputs: [PathBytes]) throws {
+        let progress = BatchProgressLine(verb: "resolving", total: inputs.count)
+        defer { progress.finish() }
+        var outcomes = [ResolveOutcome?](repeating: nil, count: inputs.count)
+        var pending: [(index: Int, bookmark: Bookmark)] = []
+        for (index, source) in inputs.enumerated() {
+            progress.update(done: index, total: inputs.count)
+            switch SourceInput.decode(source, volumeTimeout: volumeTimeout) {
+            case .success(let (decoded, raw)):
+                if refresh || keyFile != nil {
+                    outcomes[index] = resolveOne(source, decoded: decoded, raw: raw)
+                } else {
+                    pending.append((index, Bookmark(record: decoded.record)))
+                }
+            case .failure(let status):
+                outcomes[index] = .failed(status, ResolveFailureJSON(status: status))
+            }
+            if !keepGoing, case .failed = outcomes[index] { break }
+        }
+        if !pending.isEmpty {
+            let total = inputs.count
+            let before = total - pending.count
+            let results = Bookmark.resolveAll(pending.map(\.bookmark), options: options) { step in
+                progress.update(
+                    done: before + step.settled, total: total,
+                    volume: step.volume.map { PathBytes($0).escaped }, force: true)
+            }
+            for (item, result) in zip(pending, results) {
+                switch result {
+                case .success(let resolution): outcomes[item.index] = .resolved(resolution, refreshed: false, readOnly: nil)
+                case .failure(let error): outcomes[item.index] = .failedLater(error, inputs[item.index])
+                }
+            }
+        }
+        progress.finish()
+        var statuses: [ExitStatus] = []
+        for (index, source) in inputs.enumerated() {
+            guard var outcome = outcomes[index] else { break }
+            if case .failedLater(let error, let path) = outcome {
+                // Said on stderr here, so that messages come in input order.
+                outcome = .failed(Output.fail(error, path: path.escaped), ResolveFailureJSON(error))
+            }
+            var status = ExitStatus.success
             switch outcome {
             case .resolved(let resolution, let refreshed, let readOnly):
-                if global.json {
-                    try Output.json(ResolveRecordJSON.resolved(resolution, refreshed: refreshed, readOnly: readOnly))
+                if json {
+                    try Output.jsonLine(ResolveRecordJSON.resolved(
+                        resolution, refreshed: refreshed, readOnly: readOnly, source: source))
                 } else {
-                    Output.record(PathBytes(resolution.path).bytes, terminator: batch.terminator)
+                    Output.record(PathBytes(resolution.path).bytes, terminator: terminator)
                 }
-                if strict && resolution.isStale { throw ExitStatus.stale.exitCode }
-            case .failed(let status, let failure):
-                if global.json { try? Output.json(failure) }
-                throw status.exitCode
-            case .failedLater(let error, let path):
-                if global.json { try? Output.json(ResolveFailureJSON(error)) }
-                throw Output.fail(error, path: path.escaped).exitCode
+                if strict && resolution.isStale { status = .stale }
+            case .failed(let failed, let failure):
+                status = failed
+                if json {
+                    try Output.jsonLine(ResolveRecordJSON.failed(failure, status: failed, source: source))
+                } else {
+                    Output.record([], terminator: terminator)
+                }
+            case .failedLater: break
             }
+            statuses.append(status)
+            if status != .success && !keepGoing { break }
         }
+        let worst = ExitStatus.mostSevere(statuses)
+        if worst != .success { throw worst.exitCode }
+    }
 
-        /// Many: plain resolutions share one batch (one walk per volume); one record per input,
-        /// in input order.
-        private func runMany(_ inputs: [PathBytes]) throws {
-            let progress = BatchProgressLine(verb: "resolving", total: inputs.count)
-            defer { progress.finish() }
-            var outcomes = [ResolveOutcome?](repeating: nil, count: inputs.count)
-            var pending: [(index: Int, bookmark: Bookmark)] = []
-            for (index, source) in inputs.enumerated() {
-                progress.update(done: index, total: inputs.count)
-                switch SourceInput.decode(source, volumeTimeout: global.volumeTimeout) {
-                case .success(let (decoded, raw)):
-                    if refresh || keyFile != nil {
-                        outcomes[index] = resolveOne(source, decoded: decoded, raw: raw)
-                    } else {
-                        pending.append((index, Bookmark(record: decoded.record)))
-                    }
-                case .failure(let status):
-                    outcomes[index] = .failed(status, ResolveFailureJSON(status: status))
-                }
-                if !batch.keepGoing, case .failed = outcomes[index] { break }
-            }
-            if !pending.isEmpty {
-                let total = inputs.count
-                let before = total - pending.count
-                let results = Bookmark.resolveAll(pending.map(\.bookmark), options: options) { step in
-                    progress.update(
-                        done: before + step.settled, total: total,
-                        volume: step.volume.map { PathBytes($0).escaped }, force: true)
-                }
-                for (item, result) in zip(pending, results) {
-                    switch result {
-                    case .success(let resolution): outcomes[item.index] = .resolved(resolution, refreshed: false, readOnly: nil)
-                    case .failure(let error): outcomes[item.index] = .failedLater(error, inputs[item.index])
-                    }
-                }
-            }
-            progress.finish()
-            var statuses: [ExitStatus] = []
-            for (index, source) in inputs.enumerated() {
-                guard var outcome = outcomes[index] else { break }
-                if case .failedLater(let error, let path) = outcome {
-                    // Said on stderr here, so that messages come in input order.
-                    outcome = .failed(Output.fail(error, path: path.escaped), ResolveFailureJSON(error))
-                }
-                var status = ExitStatus.success
-                switch outcome {
-                case .resolved(let resolution, let refreshed, let readOnly):
-                    if global.json {
-                        try Output.jsonLine(ResolveRecordJSON.resolved(
-                            resolution, refreshed: refreshed, readOnly: readOnly, source: source))
-                    } else {
-                        Output.record(PathBytes(resolution.path).bytes, terminator: batch.terminator)
-                    }
-                    if strict && resolution.isStale { status = .stale }
-                case .failed(let failed, let failure):
-                    status = failed
-                    if global.json {
-                        try Output.jsonLine(ResolveRecordJSON.failed(failure, status: failed, source: source))
-                    } else {
-                        Output.record([], terminator: batch.terminator)
-                    }
-                case .failedLater: break
-                }
-                statuses.append(status)
-                if status != .success && !batch.keepGoing { break }
-            }
-            let worst = ExitStatus.mostSevere(statuses)
-            if worst != .success { throw worst.exitCode }
+    /// Resolves one decoded SOURCE (with `--verify`, `--refresh` or neither).
+    func resolveOne(_ source: PathBytes, decoded: BookmarkSource, raw: [UInt8]) -> ResolveOutcome {
+        if let keyFile {
+            return Signing.resolveVerified(
+                raw: raw, decoded: decoded, keyFile: keyFile, within: within, source: source, options: options)
         }
-
-        /// Resolves one decoded SOURCE (with `--verify`, `--refresh` or neither).
-        private func resolveOne(_ source: PathBytes, decoded: BookmarkSource, raw: [UInt8]) -> ResolveOutcome {
-            if let keyFile {
-                return Signing.resolveVerified(
-                    raw: raw, decoded: decoded, keyFile: keyFile, within: within, source: source, options: options)
+        do {
+            if refresh {
+                // Resolves, and when stale rewrites SOURCE atomically in its own container with
+                // unknown keys (and an alias file's Finder info) kept.
+                let outcome = try Bookmark.refreshFile(at: source.filePath, options: options)
+                return .resolved(outcome.resolution, refreshed: outcome.rewritten, readOnly: nil)
             }
-            do {
-                if refresh {
-                    // Resolves, and when stale rewrites SOURCE atomically in its own container with
-                    // unknown keys (and an alias file's Finder info) kept.
-                    let outcome = try Bookmark.refreshFile(at: source.filePath, options: options)
-                    return .resolved(outcome.resolution, refreshed: outcome.rewritten, readOnly: nil)
-                }
-                return .resolved(try Bookmark(record: decoded.record).resolve(options), refreshed: false, readOnly: nil)
-            } catch {
-                return .failed(Output.fail(error, path: source.escaped), ResolveFailureJSON(error))
-            }
+            return .resolved(try Bookmark(record: decoded.record).resolve(options), refreshed: false, readOnly: nil)
+        } catch {
+            return .failed(Output.fail(error, path: source.escaped), ResolveFailureJSON(error))
         }
     }
 }

@@ -8,6 +8,7 @@ extension BookmarkCommand {
     /// `bookmark values SOURCE`: what a bookmark recorded, without touching the file system.
     struct Values: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "values",
             abstract: "Print the values stored in a bookmark (last known path, volume, resource values) offline.",
             discussion: "Nothing is resolved and no file or volume is touched. `bookmark inspect` shows every raw key.")
 

@@ -6,6 +6,7 @@ extension BookmarkCommand {
     /// `bookmark volumes`: every mounted volume with its UUID and where the UUID came from.
     struct Volumes: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "volumes",
             abstract: "List mounted volumes with their UUID, its source, label and type.",
             discussion: """
                 Pseudo file systems (proc, sysfs, cgroup, …) are left out unless --all. Network file \

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Testing
+import VolumeFixtures
+
+/// Many inputs in one process: `--files-from`, `-0`, `--keep-going`, JSON Lines, the exit status
+/// of a batch, progress only on a terminal, and the fast path's equivalence with the parser.
+@Suite("bookmark: many at once", .serialized, .requiresRealVolumes)
+struct BatchCommandTests {
+    typealias Object = [String: Any]
+
+    @Test(
+        "10,000 bookmarks resolve in one process through --files-from - -0, in one shared walk, one record per input in order, most severe exit",
+        .requiresUnprivilegedUser)
+    func tenThousand() throws {
+        // XFS: its inodes are allocated as needed (the 64 MB ext4 fixture has about 16,000).
+        try LoopVolume.withVolume(.xfs) { volume in
+            // As uid 65534 (no open_by_handle_at), a moved file can only be found by a search,
+            // so the moved ones show whether they shared one walk.
+            let library = volume.path("library")
+            let folders = 100
+            let perFolder = 100
+            var files: [String] = []
+            for folder in 0..<folders {
+                let directory = "\(library)/album-\(folder)"
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                for track in 0..<perFolder {
+                    let file = "\(directory)/track-\(folder)-\(track).flac"
+                    #expect(FileManager.default.createFile(atPath: file, contents: Data("t".utf8)))
+                    files.append(file)
+                }
+            }
+            let bookmarks = volume.path("bookmarks")
+            try FileManager.default.createDirectory(atPath: bookmarks, withIntermediateDirectories: true)
+            try Shell.check(["chown", "-R", "65534:65534", library, bookmarks])
+
+            // One `make` process for all 10,000, printing base64 records (NUL-terminated) in input
+            // order; the test writes them to files itself (each `make -o` would fsync its file).
+            let list = Data(files.joined(separator: "\0").utf8) + Data([0])
+            let made = try BookmarkTool.runUnprivileged(["make", "--files-from", "-", "-0"], input: list)
+            try #require(made.status == 0, "\(made.stderr.prefix(500))")
+            let printed = made.stdoutData.split(separator: 0)
+            try #require(printed.count == files.count)
+            var written: [String] = []
+            for (index, base64) in printed.enumerated() {
+                let data = try #require(Data(base64Encoded: Data(base64)), "record \(index) is not base64")
+                let file = "\(bookmarks)/\(index).bookmark"
+                try data.write(to: URL(fileURLWithPath: file))
+                written.append(file)
+            }
+            try Shell.check(["chown", "-R", "65534:65534", bookmarks])
+
+            // Reorganise: 20 albums move into another folder, three tracks are deleted.
+            let elsewhere = volume.path("library/sorted")
+            try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+            var expected: [String?] = files
+            for folder in 0..<20 {
+                try FileManager.default.moveItem(atPath: "\(library)/album-\(folder)", toPath: "\(elsewhere)/album-\(folder)")
+                for track in 0..<perFolder {
+                    expected[folder * perFolder + track] = "\(elsewhere)/album-\(folder)/track-\(folder)-\(track).flac"
+                }
+            }
+            for index in [5_000, 7_777, 9_999] {
+                try FileManager.default.removeItem(atPath: files[index])
+                expected[index] = nil
+            }
+            try Shell.check(["chown", "-R", "65534:65534", library])
+            // Plus a SOURCE that does not exist (66) and one that is not bookmark data (5).
+            let corrupt = "\(bookmarks)/corrupt.bookmark"
+            try Data("not a bookmark".utf8).write(to: URL(fileURLWithPath: corrupt))
+            try Shell.check(["chown", "65534:65534", corrupt])
+            var sources = written
+            sources.insert("\(bookmarks)/missing.bookmark", at: 3)
+            expected.insert(nil, at: 3)
+            sources.insert(corrupt, at: 8_000)
+            expected.insert(nil, at: 8_000)
+            let input = Data(sources.joined(separator: "\0").utf8)
+
+            let json = try BookmarkTool.runUnprivileged(
+                ["resolve", "--files-from", "-", "-0", "--keep-going", "--json"], input: input)
+            #expect(json.status == 5, "corrupt data outranks a missing SOURCE (66) and a deleted file (3)")
+            let records = try json.stdout.split(separator: "\n").map {
+                try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? Object)
+            }
+            try #require(records.count == sources.count)
+            var walks = Set<Int>()
+            for (index, record) in records.enumerated() {
+                #expect(record["source"] as? String == sources[index], "record \(index) out of order")
+                if let path = expected[index] {
+                    #expect(record["path"] as? String == path, "record \(index): \(record)")
+                    #expect(record["exitStatus"] as? Int == 0)
+                    if path.hasPrefix(elsewhere) {
+                        // Found in the walk: the file itself, or its moved folder (then the name in it).
+                        #expect(["search", "parent"].contains(record["matchedBy"] as? String), "\(record)")
+                        walks.insert(try #require(record["entriesSearched"] as? Int))
+                    }
+                } else {
+                    #expect(record["path"] == nil)
+                }
+            }
+            #expect(walks.count == 1, "every moved bookmark reports the one shared walk: \(walks)")
+            #expect(records[3]["exitStatus"] as? Int == 66)
+            #expect(records[8_000]["exitStatus"] as? Int == 5)
+            #expect(records[5_001]["exitStatus"] as? Int == 3, "deleted track 5,000 (shifted by the missing SOURCE)")
+
+            // Plain and NUL-terminated: one record per input, empty for a failure.
+            let plain = try BookmarkTool.runUnprivileged(["resolve", "--files-from", "-", "-0", "--keep-going"], input: input)
+            #expect(plain.status == 5)
+            let paths = plain.stdoutData.split(separator: 0, omittingEmptySubsequences: false).dropLast()
+                .map { String(decoding: $0, as: UTF8.self) }
+            try #require(paths.count == expected.count)
+            #expect(paths.indices.first { paths[$0] != (expected[$0] ?? "") } == nil, "plain records in input order")
+
+            // By default the batch stops at the first failure, with its status.
+            let stopped = try BookmarkTool.runUnprivileged(["resolve", "--files-from", "-", "-0"], input: input)
+            #expect(stopped.status == 66)
+            #expect(stopped.stdoutData.filter { $0 == 0 }.count == 4, "three records, then the failed one")
+        }
+    }
+
+    @Test("progress goes to stderr on a terminal (count, rate, volume) and never when stderr is a file")
+    func progressOnlyOnATerminal() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            var sources: [String] = []
+            for index in 0..<150 {
+                let file = volume.path("f\(index)")
+                #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+                sources.append(file)
+            }
+            let made = try BookmarkTool.run(["make", "--output-dir", volume.path("b")] + sources)
+            #expect(made.status == 0, "\(made.stderr)")
+            let list = volume.path("list")
+            let bookmarks = made.stdout.split(separator: "\n").map(String.init)
+            #expect(bookmarks == (0..<150).map { volume.path("b/f\($0).bookmark") }, "make --output-dir: DIR/NAME.bookmark, in input order")
+            try Data((bookmarks.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: list))
+
+            let quiet = try BookmarkTool.run(["resolve", "--files-from", list])
+            #expect(quiet.status == 0)
+            #expect(quiet.stderr.isEmpty, "no progress when stderr is not a terminal: \(quiet.stderr)")
+            #expect(quiet.stdout.split(separator: "\n").count == 150)
+
+            // script(1) gives the command a pseudo-terminal for stdout and stderr alike.
+            let binary = try #require(BookmarkTool.path)
+            let tty = try Shell.run(["script", "-qec", "\(binary) resolve --files-from \(list) > /dev/null", "/dev/null"])
+            #expect(tty.status == 0, "\(tty.stdout)")
+            #expect(tty.stdout.contains("resolving 0/150"), "\(tty.stdout.debugDescription)")
+            #expect(tty.stdout.contains("/s)"))
+            #expect(tty.stdout.hasSuffix("\r\u{1B}[K"), "the line is cleared at the end")
+        }
+    }
+
+    @Test("make --output-dir: DIR/NAME.bookmark, NAME~2.bookmark for a repeated NAME, a 255-byte NAME cut to fit; DIR made 0700")
+    func outputNames() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let long = String(repeating: "n", count: 251) + ".txt"
+            let paths = [volume.path("a/notes.txt"), volume.path("b/notes.txt"), volume.path("c/" + long)]
+            for path in paths {
+                try FileManager.default.createDirectory(
+                    atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
+                #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+            }
+            let out = volume.path("out/nested")
+            let made = try BookmarkTool.run(["make", "--output-dir", out] + paths)
+            #expect(made.status == 0, "\(made.stderr)")
+            let cut = String(long.prefix(255 - ".bookmark".count - 8))
+            #expect(made.stdout == [out + "/notes.txt.bookmark", out + "/notes.txt~2.bookmark", out + "/" + cut + ".bookmark"]
+                .map { $0 + "\n" }.joined())
+            let attributes = try FileManager.default.attributesOfItem(atPath: out)
+            #expect((attributes[.posixPermissions] as? Int) == 0o700)
+            // Each file resolves to its own input.
+            let resolved = try BookmarkTool.run(["resolve"] + made.stdout.split(separator: "\n").map(String.init))
+            #expect(resolved.stdout == paths.map { $0 + "\n" }.joined(), "\(resolved.stderr)")
+            // -o is for one PATH.
+            #expect(try BookmarkTool.run(["make", "-o", volume.path("x"), paths[0], paths[1]]).status == 64)
+        }
+    }
+
+    @Test("exit precedence: a batch exits with the most severe failure of the documented order")
+    func precedence() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let file = volume.path("a")
+            #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+            let good = volume.path("good.bookmark")
+            #expect(try BookmarkTool.run(["make", file, "-o", good]).status == 0)
+            let gone = volume.path("gone")
+            #expect(FileManager.default.createFile(atPath: gone, contents: Data()))
+            let goneBookmark = volume.path("gone.bookmark")
+            #expect(try BookmarkTool.run(["make", gone, "-o", goneBookmark]).status == 0)
+            try FileManager.default.removeItem(atPath: gone)
+            let missing = volume.path("missing.bookmark")
+            let cases: [([String], Int32)] = [
+                ([good, good], 0),
+                ([good, goneBookmark], 3),
+                ([goneBookmark, missing], 66),
+                ([missing, goneBookmark, good], 66),
+            ]
+            for (sources, status) in cases {
+                let result = try BookmarkTool.run(["resolve", "--keep-going"] + sources)
+                #expect(result.status == status, "\(sources.map { URL(fileURLWithPath: $0).lastPathComponent }): \(result.stderr)")
+                #expect(result.stdout.split(separator: "\n", omittingEmptySubsequences: false).count == sources.count + 1)
+            }
+            // An empty list is no work: exit 0, no output.
+            let empty = try BookmarkTool.run(["resolve", "--files-from", "-"], input: Data())
+            #expect(empty.status == 0 && empty.stdout.isEmpty)
+        }
+    }
+
+    @Test("the fast path (resolve SOURCE, --version) prints the same bytes and status as ArgumentParser's path")
+    func fastPathMatchesParser() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let file = volume.path("doc.txt")
+            #expect(FileManager.default.createFile(atPath: file, contents: Data("d".utf8)))
+            let fresh = volume.path("fresh.bookmark")
+            #expect(try BookmarkTool.run(["make", file, "-o", fresh]).status == 0)
+            let moved = volume.path("moved.bookmark")
+            let other = volume.path("other.txt")
+            #expect(FileManager.default.createFile(atPath: other, contents: Data()))
+            #expect(try BookmarkTool.run(["make", other, "-o", moved]).status == 0)
+            try FileManager.default.moveItem(atPath: other, toPath: volume.path("renamed.txt"))
+            let corrupt = volume.path("corrupt.bookmark")
+            try Data("nope".utf8).write(to: URL(fileURLWithPath: corrupt))
+            let deleted = volume.path("deleted.bookmark")
+            let victim = volume.path("victim")
+            #expect(FileManager.default.createFile(atPath: victim, contents: Data()))
+            #expect(try BookmarkTool.run(["make", victim, "-o", deleted]).status == 0)
+            try FileManager.default.removeItem(atPath: victim)
+            for source in [fresh, moved, corrupt, deleted, volume.path("absent.bookmark")] {
+                let fast = try BookmarkTool.run(["resolve", source])
+                // `--` makes the argument list a form the fast path does not take.
+                let parsed = try BookmarkTool.run(["resolve", "--", source])
+                #expect(fast.status == parsed.status, "\(source)")
+                #expect(fast.stdoutData == parsed.stdoutData, "\(source)")
+                #expect(fast.stderr == parsed.stderr, "\(source)")
+            }
+            let version = try BookmarkTool.run(["--version"])
+            #expect(version.status == 0)
+            #expect(version.stdout.wholeMatch(of: /bookmark \d+\.\d+\.\d+(-[a-z]+)? \(([0-9a-f]{12}(\+dirty)?|unknown)\)\n/) != nil, "\(version.stdout)")
+            let help = try BookmarkTool.run(["--help"])
+            #expect(help.status == 0 && help.stdout.contains("USAGE: bookmark"))
+        }
+    }
+}
