@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: the Finder alias-file container (56-byte header + data section).
 
 /// A Finder alias file's data fork: the 56-byte `book\0\0\0\0mark\0\0\0\0` header followed by

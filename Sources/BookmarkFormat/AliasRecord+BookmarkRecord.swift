@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: legacy alias records as typed bookmark records.
 
 extension BookmarkRecord {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: decoding and encoding `alis` records.
 
 extension AliasRecord {

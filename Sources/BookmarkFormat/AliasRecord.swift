@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: legacy Alias Manager records (`alis`, versions 2 and 3).
 
 /// A classic Alias Manager record (big-endian), version 2 or 3, as found standalone (resource

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: dates as Apple stores them.
 
 /// A date item (`0x0400`): seconds since 2001-01-01 00:00:00 UTC (CFAbsoluteTime), stored as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: limits that keep decoding of hostile input bounded.
 
 /// Bounds on what the decoders accept, so that hostile input costs bounded time and memory.

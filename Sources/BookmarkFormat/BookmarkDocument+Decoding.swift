@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: decoding Apple's `book` layout from untrusted bytes.
 
 extension BookmarkDocument {

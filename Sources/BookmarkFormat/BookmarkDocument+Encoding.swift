@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: encoding in Apple's `book` layout, the way Apple writes it.
 
 extension BookmarkDocument {

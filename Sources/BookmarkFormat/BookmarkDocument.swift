@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: a whole bookmark: header facts and its chain of TOCs.
 
 /// Bookmark data in Apple's `book` layout, as raw tables of contents.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: one TOC entry, whose item may still be bytes.
 
 /// One TOC entry: a key, the item it points at, and the entry's flags word (always 0 in Apple's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: typed errors for hostile or malformed input.
 
 /// An error raised while decoding or encoding bookmark, alias-file or alias-record bytes.

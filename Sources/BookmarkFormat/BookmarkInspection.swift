@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: a detailed, offline description of a bookmark (like Apple's
 // NSURLBookmarkDetailedDescription), as text and as JSON.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: the typed items of Apple's `book` layout.
 
 /// One value in bookmark data: every item type of Apple's `book` layout, plus

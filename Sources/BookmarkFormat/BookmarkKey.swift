@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: TOC keys (numeric and string).
 
 /// A key in a table of contents: a numeric key (bit 31 clear) or a string key (bit 31 set,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: number items with their CFNumber subtype preserved.
 
 /// A number item (`0x03NN`), with its CFNumber subtype kept so that re-encoding writes the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: the 24-byte resource and volume property words (0x1010, 0x2020).
 
 /// The three little-endian 64-bit words of `resourceProps` (`0x1010`) and `volProps`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: the typed record over a bookmark's raw items.
 
 /// Bookmark data in Apple's `book` layout, with named, typed properties (Apple's debug names)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: recognising what a blob of bytes is.
 
 /// Bookmark bytes of unknown origin, decoded: raw bookmark data, an alias file, a legacy alias

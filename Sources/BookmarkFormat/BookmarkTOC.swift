@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: tables of contents.
 
 /// One table of contents: an id ("level") and its key → item entries, kept sorted by key.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: 16-byte UUID items.
 
 /// A UUID item (`0x0801`): 16 raw bytes.

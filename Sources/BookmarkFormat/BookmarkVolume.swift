@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: the volume facts of one TOC.
 
 /// What a bookmark says about a volume: mount path, URL, name, UUID, capacity and so on.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: bounds-checked reads from a byte array.
 
 /// Bounds-checked integer reads; every failure is a typed ``BookmarkFormatError``.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: strings that are bytes (Linux names need not be UTF-8).
 
 /// The bytes of a string item, kept exactly as stored.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: validating a data section's items and TOCs from untrusted bytes.
 
 /// Validates the items and TOCs of one data section, memoising shared items, and makes TOCs whose

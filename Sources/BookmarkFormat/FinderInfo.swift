@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: the 32-byte com.apple.FinderInfo that marks a file as an alias.
 
 /// The 32-byte `com.apple.FinderInfo` extended attribute (all fields big-endian).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: re-encoding stored items by copying their bytes.
 
 extension ItemEncoder {

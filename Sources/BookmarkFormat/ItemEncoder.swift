@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: writing items once each, the way Apple shares equal items.
 
 /// Writes items once each (by encoded bytes) and returns their data-section offsets.

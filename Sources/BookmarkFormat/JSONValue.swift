@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: a small JSON tree with deterministic (sorted-key) output.
 
 /// A JSON value, serialised with sorted object keys so output is stable byte for byte.

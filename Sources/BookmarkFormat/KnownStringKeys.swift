@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: string keys decoded without allocating.
 
 /// The string keys bookmarks usually carry, as shared ``ByteString`` values.

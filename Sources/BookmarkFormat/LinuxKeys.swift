@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: our Linux facts, stored under reverse-DNS string keys.
 
 /// The string keys under which we store Linux-only facts. Apple's parsers treat string keys as

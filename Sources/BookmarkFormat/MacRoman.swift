@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: Mac OS Roman, the encoding of classic alias-record names.
 
 /// Decoding of Mac OS Roman bytes (used by the Pascal strings of `alis` records).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: per-offset results of validation, with cycle detection.
 
 /// What validation found per item offset, and the offsets being validated (for cycle detection).

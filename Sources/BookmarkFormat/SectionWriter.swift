@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: the order in which a data section's items and TOCs are written.
 
 /// Writes a document's items and tables of contents the way Apple orders them.

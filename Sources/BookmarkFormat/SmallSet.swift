@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: a set of a few words without allocating.
 
 /// A set of words that makes no allocation for its first four members and hashes from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: reading the two common arrays straight from validated bytes.
 
 extension StoredSection {

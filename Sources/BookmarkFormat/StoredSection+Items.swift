@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: building item trees from validated bytes, on access.
 
 extension StoredSection {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BookmarkFormat: the validated bytes a decoded document reads its items from.
 
 /// The bytes of one data section that decoding has fully validated, shared by every entry

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension Bookmark {
     /// Empties the process's ancestor cache: the inode numbers of the directories above the
     /// objects bookmarks were made for, which creation records as per-component file IDs.

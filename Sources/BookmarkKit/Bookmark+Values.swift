@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BookmarkFormat
 
 /// What a bookmark recorded, read without touching the file system (Apple's

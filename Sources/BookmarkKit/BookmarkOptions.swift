@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SystemPackage
 
 /// Options for creating bookmark data, with Apple's bit values (`NSURL.BookmarkCreationOptions`).

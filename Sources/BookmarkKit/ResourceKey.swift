@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import BookmarkFormat
 
 /// A resource value a bookmark can carry, named as Apple names it in bookmark data (string keys).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Thin wrappers; see include/CLinuxShims.h for why each exists. No policy here. */
 #ifndef _GNU_SOURCE
 #error "CLinuxShims must be built with _GNU_SOURCE (Package.swift cSettings)"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SystemPackage
 
 // MARK: - Export as JSON lines (one object per record), without Foundation

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SystemPackage
 
 /// The audit log of the secure file layer: every operation at two levels, plus policy events.

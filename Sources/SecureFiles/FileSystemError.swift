@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import SystemPackage
 
 /// The one error type of the file-system layer: which call failed, with which errno, on which path.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A file system's `f_fsid` as `statfs(2)` reports it: two 32-bit words.
 ///
 /// What it means depends on the file system: on ext4 it is folded from the UUID and on btrfs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MARK: - Comparing names the way a case-folding directory might
 
 /// Folding keys for file names: two names with the same key may be the same entry in a directory

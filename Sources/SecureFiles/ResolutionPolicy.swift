@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// How a path given to a ``Directory`` is resolved beneath it.
 ///
 /// Under ``beneath`` and ``inRoot``, magic links (`/proc/…/exe`, `/proc/…/fd/N`, `/proc/…/root`)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `bookmark inspect`: runs the built binary on the shared Apple fixtures.
 import Foundation
 import Testing

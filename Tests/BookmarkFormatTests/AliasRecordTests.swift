@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Legacy `alis` records (v2 and v3, standalone and embedded at 0xFE00), FinderInfo.
 import BookmarkFormat
 import Foundation

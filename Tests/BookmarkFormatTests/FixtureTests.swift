@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every real macOS fixture decodes to exactly the values in ../shared/fixtures/apple/README.md.
 import Testing
 import BookmarkFormat

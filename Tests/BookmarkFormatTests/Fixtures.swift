@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads the shared Apple fixtures (never copied into the project).
 import Foundation
 import BookmarkFormat

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Malformed and malicious input fails fast with a typed error; it never traps or hangs.
 import Testing
 import BookmarkFormat

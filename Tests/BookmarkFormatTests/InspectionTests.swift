@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The offline dump (text and JSON) used by `bookmark inspect`.
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interop with real Apple-format peers: Debian's fq and PyPI's mac_alias 2.2.3.
 // Tools/install-format-peers installs both (CI runs it); without them these tests are skipped
 // with the reason shown in the test output.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Properties: random records round-trip; arbitrary bytes never trap.
 import PropertyBased
 import Testing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deterministic random bookmark records for property and interop tests.
 import BookmarkFormat
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decode → encode is lossless, and our encoder writes the fixtures back byte for byte.
 import Testing
 import BookmarkFormat

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Path components and file IDs are read straight from validated bytes when they are still
 // stored; the answer must be the one the built items give, whatever the items are.
 import Testing

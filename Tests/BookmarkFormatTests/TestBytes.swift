@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Byte helpers for building and checking inputs by hand.
 //
 // Deliberately not the codec's own ByteReader/ByteWriter (those are internal): a test that writes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bookmark code written the way Apple's documentation writes it ("Locating Files Using Bookmarks",
 // `URL.bookmarkData(options:includingResourceValuesForKeys:relativeTo:)`,
 // `URL(resolvingBookmarkData:options:relativeTo:bookmarkDataIsStale:)`,

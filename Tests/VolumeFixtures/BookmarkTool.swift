@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// The built `bookmark` executable, for tests that run the command as a user would.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// A value behind an `NSLock`, for tests: the lock ThreadSanitizer can see (it cannot see

@@ -1,4 +1,5 @@
 // swift-tools-version:6.1
+// SPDX-License-Identifier: Apache-2.0
 import PackageDescription
 
 /// The benchmark tool (issue 7), kept in its own package so the root's `swift build` and

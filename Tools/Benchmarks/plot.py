@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Draws Docs/performance-tree-size.png from a benchmark run's JSON (--sweep ... --json FILE).
 
     python3 Tools/Benchmarks/plot.py RESULTS.json Docs/performance-tree-size.png

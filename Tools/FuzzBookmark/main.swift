@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer entry point for the BookmarkFormat decoders (built with --sanitize=fuzzer).
 // Every decoder must either throw a typed error or return a value that re-encodes and decodes
 // back to an equal value; anything else traps, and libFuzzer records the input.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // create-probe: makes bookmarks from a separate, single-threaded process, for the tests of the
 // ancestor cache that need one: another user (setpriv), or a fork (a child of a multi-threaded
 // test runner may deadlock on a lock another thread held at the fork; this process has one thread).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // secure-probe: drives the SecureFiles layer from a separate process, for the tests that need one:
 // a process-wide umask set by the caller (`sh -c 'umask 077; exec secure-probe modes'`), another
 // user (setpriv), or `strace -f` watching every system call. It works in its current directory,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * CLinuxShims: the few Linux interfaces Swift's Glibc module does not import.
  *

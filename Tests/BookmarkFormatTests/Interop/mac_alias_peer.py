@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Interop peer for BookmarkFormatTests, built on mac_alias (PyPI, 2.2.3).
 
   mac_alias_peer.py decode FILE       FILE holds one base64 bookmark per line; prints one JSON

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// SplitMix64: a small, fast generator whose sequence depends only on its seed, so the same seed
 /// builds the same tree on every machine.
 struct SeededGenerator: RandomNumberGenerator {

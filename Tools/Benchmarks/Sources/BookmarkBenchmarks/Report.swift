@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A metric's target.
 enum Target: Codable {
     /// Ours ÷ baseline must not exceed this.

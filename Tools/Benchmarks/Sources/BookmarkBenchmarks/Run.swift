@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// Makes a volume and a tree of `entries` entries, warms the cache with one `find` walk, runs

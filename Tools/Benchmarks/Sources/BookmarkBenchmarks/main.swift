@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The benchmark tool of issue 7: builds a home-directory-shaped tree on a loop-mounted ext4
 // volume and times resolution against the kernel floor, as ratios measured in the same run.
 // Docs/PERFORMANCE.md has the results and the commands.

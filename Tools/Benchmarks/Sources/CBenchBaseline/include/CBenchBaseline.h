@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * CBenchBaseline: the kernel floor the benchmarks compare against. Each function is one or two
  * bare syscalls with no policy, so a baseline measures the kernel and nothing of ours.
