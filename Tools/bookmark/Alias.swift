@@ -29,20 +29,23 @@ extension BookmarkCommand {
             let write: AliasFileWrite
             do {
                 bookmark = try Bookmark.create(
-                    for: FilePath(target), options: [.suitableForBookmarkFile], volumeResponseTimeout: global.volumeTimeout)
-                write = try bookmark.writeAliasFile(to: FilePath(aliasFile))
+                    for: RawArguments.filePath(target), options: [.suitableForBookmarkFile], volumeResponseTimeout: global.volumeTimeout)
+                write = try bookmark.writeAliasFile(to: RawArguments.filePath(aliasFile))
             } catch {
-                throw Output.fail(error, path: error.lastKnownPath.map(escapedPath) ?? target).exitCode
+                throw Output.fail(error, path: error.lastKnownPath.map(escapedPath) ?? RawArguments.display(target)).exitCode
             }
             if !write.finderInfoWritten {
-                Output.error("\(aliasFile): the file system refused the FinderInfo attribute; the alias is valid by content only")
+                Output.error("\(RawArguments.display(aliasFile)): the file system refused the FinderInfo attribute; the alias is valid by content only")
             }
             if global.json {
+                let targetBytes = bookmark.path ?? RawArguments.bytes(of: target)
+                let aliasBytes = RawArguments.bytes(of: aliasFile)
                 try Output.json(AliasJSON(
-                    target: bookmark.path.map(escapedPath) ?? target, alias: aliasFile, size: write.size,
+                    target: JSONPath.text(targetBytes), targetBase64: JSONPath.base64(targetBytes),
+                    alias: JSONPath.text(aliasBytes), aliasBase64: JSONPath.base64(aliasBytes), size: write.size,
                     finderInfo: write.finderInfoWritten))
             } else {
-                Output.line(aliasFile)
+                Output.record(RawArguments.bytes(of: aliasFile))
             }
         }
     }
@@ -50,7 +53,9 @@ extension BookmarkCommand {
 
 struct AliasJSON: Encodable {
     var target: String
+    var targetBase64: String?
     var alias: String
+    var aliasBase64: String?
     var size: Int
     var finderInfo: Bool
 }

@@ -41,6 +41,13 @@ struct BatchOptions: ParsableArguments {
             case .success(let read): bytes = read
             case .failure(let status): throw status.exitCode
             }
+            // A NUL in a line-separated list means the list was written with -0 and read without
+            // it: every record would be cut at its first NUL by the kernel, silently naming
+            // another file. Refuse the list instead.
+            if !nul, bytes.contains(0) {
+                Output.error("\(list.escaped): the list holds NUL bytes; give -0 to read a NUL-separated list")
+                throw ExitStatus.usage.exitCode
+            }
             // Empty records are skipped: no path is empty, and a trailing separator is usual.
             for record in bytes.split(separator: terminator, omittingEmptySubsequences: true) {
                 result.append(PathBytes(record))

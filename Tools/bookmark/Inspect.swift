@@ -23,7 +23,7 @@ extension BookmarkCommand {
 
         func run() throws {
             let (decoded, _) = try SourceInput.decode(source, volumeTimeout: global.volumeTimeout)
-            let inspection = BookmarkInspection(source: decoded, origin: source)
+            let inspection = BookmarkInspection(source: decoded, origin: RawArguments.display(source))
             if global.json {
                 Output.line(inspection.jsonText)
             } else {

@@ -33,13 +33,14 @@ extension BookmarkCommand {
             if !resolve {
                 let reference: FileReferenceURL
                 do {
-                    reference = try FileReferenceURL(for: FilePath(argument))
+                    reference = try FileReferenceURL(for: RawArguments.filePath(argument))
                 } catch {
-                    throw Output.fail(error, path: argument).exitCode
+                    throw Output.fail(error, path: RawArguments.display(argument)).exitCode
                 }
                 if global.json {
                     try Output.json(RefJSON(
-                        url: reference.string, path: argument, mountID: reference.mountID.rawValue, inode: reference.inode,
+                        url: reference.string, path: JSONPath.text(RawArguments.bytes(of: argument)),
+                        pathBase64: JSONPath.base64(RawArguments.bytes(of: argument)), mountID: reference.mountID.rawValue, inode: reference.inode,
                         generation: reference.generation, directory: reference.isDirectory, method: nil,
                         entriesSearched: nil))
                 } else {
@@ -48,7 +49,7 @@ extension BookmarkCommand {
                 return
             }
             guard let reference = FileReferenceURL(string: argument) else {
-                Output.error("\(argument): not a file-reference URL (file:///.file/id=MOUNT.INODE[.GENERATION])")
+                Output.error("\(RawArguments.display(argument)): not a file-reference URL (file:///.file/id=MOUNT.INODE[.GENERATION])")
                 throw ExitStatus.usage.exitCode
             }
             var budget = SearchBudget.default
@@ -58,15 +59,16 @@ extension BookmarkCommand {
                 found = try reference.resolve(budget: budget)
             } catch {
                 if global.json { try? Output.json(ResolveFailureJSON(error)) }
-                throw Output.fail(error, path: argument).exitCode
+                throw Output.fail(error, path: RawArguments.display(argument)).exitCode
             }
             if global.json {
                 try Output.json(RefJSON(
-                    url: reference.string, path: escapedPath(PathBytes(found.path).bytes), mountID: reference.mountID.rawValue,
+                    url: reference.string, path: JSONPath.text(PathBytes(found.path).bytes),
+                    pathBase64: JSONPath.base64(PathBytes(found.path).bytes), mountID: reference.mountID.rawValue,
                     inode: reference.inode, generation: reference.generation, directory: reference.isDirectory,
                     method: found.method.rawValue, entriesSearched: found.entriesSearched))
             } else {
-                Output.line(escapedPath(PathBytes(found.path).bytes))
+                Output.record(PathBytes(found.path).bytes)
             }
         }
     }
@@ -75,6 +77,7 @@ extension BookmarkCommand {
 struct RefJSON: Encodable {
     var url: String
     var path: String
+    var pathBase64: String?
     var mountID: UInt64
     var inode: UInt64
     var generation: UInt32?
