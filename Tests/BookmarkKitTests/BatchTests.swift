@@ -45,7 +45,11 @@ struct BatchTests {
             }
             #expect(stale == 1000)
             let progress = reports.withLock { $0 }
-            #expect(progress.first?.settled == 9000)
+            // Every 4,096 bookmarks of the first phase, then its end (9,000 settled without a search),
+            // then before and after the walk (naming the volume), then the end.
+            #expect(Array(progress.prefix(3).map(\.settled)) == [4096, 8192, 9000])
+            #expect(progress.contains { $0.volume != nil && $0.entriesWalked == 0 }, "the walk's volume is named before it starts")
+            #expect(zip(progress, progress.dropFirst()).allSatisfy { $0.settled <= $1.settled })
             #expect(progress.last?.settled == 10_000)
             #expect((progress.last?.entriesWalked ?? .max) <= 10_200, "one walk, not one per bookmark")
         }

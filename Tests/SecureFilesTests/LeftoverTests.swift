@@ -76,6 +76,22 @@ final class LeftoverTests {
         #expect(names == [live, otherLive, foreign, "state.bin"])
     }
 
+    @Test("inside LeftoverSweeping.oncePerDirectory only the first write sweeps a directory; the next write outside sweeps again")
+    func oncePerDirectory() throws {
+        let dead = ".state.bin.tmp-2147483646-5-abc"
+        let directory = try Directory(opening: FilePath(base))
+        try Data("x".utf8).write(to: URL(fileURLWithPath: base + "/" + dead))
+        try LeftoverSweeping.oncePerDirectory {
+            try directory.replace("state.bin", contents: [1])
+            #expect(!FileManager.default.fileExists(atPath: base + "/" + dead), "the first write of the scope sweeps")
+            try Data("x".utf8).write(to: URL(fileURLWithPath: base + "/" + dead))
+            try directory.replace("other.bin", contents: [2])
+            #expect(FileManager.default.fileExists(atPath: base + "/" + dead), "a second write into the same directory does not")
+        }
+        try directory.replace("state.bin", contents: [3])
+        #expect(!FileManager.default.fileExists(atPath: base + "/" + dead), "outside the scope every write sweeps")
+    }
+
     /// Field 22 of /proc/PID/stat.
     static func startTime(_ pid: Int32) throws -> String {
         let text = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
