@@ -91,16 +91,13 @@
                 guard let directory = baseDirectory(of: url) else { throw unusable(url) }
                 kitOptions.relativeTo = directory
             }
-            let outcome = Result { () throws(BookmarkError) -> (Resolution, Bool) in
-                let bookmark = try Bookmark(data: [UInt8](data))
-                let resolution = try bookmark.resolve(kitOptions)
-                let isDirectory = bookmark.record.resourceProperties?.contains(BookmarkPropertyFlags.isDirectory) ?? false
-                return (resolution, isDirectory)
+            let outcome = Result { () throws(BookmarkError) -> (url: URL, isStale: Bool) in
+                try DecodedBookmarks.shared.resolve(data, options: kitOptions)
             }
             switch outcome {
-            case .success(let (resolution, isDirectory)):
-                bookmarkDataIsStale = resolution.isStale
-                self = fileURL(path: resolution.path, isDirectory: isDirectory)
+            case .success(let found):
+                bookmarkDataIsStale = found.isStale
+                self = found.url
             case .failure(let error):
                 throw CocoaError.bookmark(error, .resolving)
             }
