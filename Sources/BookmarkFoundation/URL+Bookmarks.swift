@@ -149,8 +149,12 @@
 
     /// `%XX` sequences replaced by their bytes; `nil` when a sequence is malformed.
     func percentDecoded(_ text: String) -> [UInt8]? {
+        let utf8 = Array(text.utf8)
+        // Most paths have nothing encoded: then the bytes are the text's.
+        guard utf8.contains(UInt8(ascii: "%")) else { return utf8 }
         var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
+        bytes.reserveCapacity(utf8.count)
+        var iterator = utf8.makeIterator()
         while let byte = iterator.next() {
             guard byte == UInt8(ascii: "%") else {
                 bytes.append(byte)
