@@ -91,16 +91,13 @@
                 guard let directory = baseDirectory(of: url) else { throw unusable(url) }
                 kitOptions.relativeTo = directory
             }
-            let outcome = Result { () throws(BookmarkError) -> (Resolution, Bool) in
-                let bookmark = try Bookmark(data: [UInt8](data))
-                let resolution = try bookmark.resolve(kitOptions)
-                let isDirectory = bookmark.record.resourceProperties?.contains(BookmarkPropertyFlags.isDirectory) ?? false
-                return (resolution, isDirectory)
+            let outcome = Result { () throws(BookmarkError) -> (url: URL, isStale: Bool) in
+                try DecodedBookmarks.shared.resolve(data, options: kitOptions)
             }
             switch outcome {
-            case .success(let (resolution, isDirectory)):
-                bookmarkDataIsStale = resolution.isStale
-                self = fileURL(path: resolution.path, isDirectory: isDirectory)
+            case .success(let found):
+                bookmarkDataIsStale = found.isStale
+                self = found.url
             case .failure(let error):
                 throw CocoaError.bookmark(error, .resolving)
             }
@@ -152,8 +149,12 @@
 
     /// `%XX` sequences replaced by their bytes; `nil` when a sequence is malformed.
     func percentDecoded(_ text: String) -> [UInt8]? {
+        let utf8 = Array(text.utf8)
+        // Most paths have nothing encoded: then the bytes are the text's.
+        guard utf8.contains(UInt8(ascii: "%")) else { return utf8 }
         var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
+        bytes.reserveCapacity(utf8.count)
+        var iterator = utf8.makeIterator()
         while let byte = iterator.next() {
             guard byte == UInt8(ascii: "%") else {
                 bytes.append(byte)

@@ -172,9 +172,19 @@ struct Resolver: Sendable {
 
     /// The object at `path`, and whether it is the recorded one.
     ///
-    /// Two path lookups (`statx`, `name_to_handle_at`) where the handle proves both saw one
-    /// inode; otherwise (no handle, an unknown layout, a race) the `O_PATH` open.
+    /// One `statx` when the recorded inode and birth time are both there; else two path lookups
+    /// (`statx`, `name_to_handle_at`) where the handle proves both saw one inode; otherwise (no
+    /// handle, an unknown layout, a race) the `O_PATH` open.
     func inspect(_ path: [UInt8]) -> (Found, Bool)? {
+        // The unmoved case first: one `statx` proves the recorded object is still at the path
+        // when the inode and the birth time both match (see FileID.lookUpKnown).
+        if let inode = recorded.inode, let birthTime = recorded.birthTime,
+            let known = FileID.lookUpKnown(
+                path, inode: inode, birthTime: birthTime, generation: recorded.generation.map { UInt32(truncatingIfNeeded: $0) },
+                handle: recorded.handle, volumes: directory)
+        {
+            return (Found(path: path, id: known, matchedBy: .path), recorded.matches(known))
+        }
         let id: FileID
         switch FileID.lookUpWithoutOpening(path, followSymlinks: false, volumes: directory) {
         case .success(let quick?): id = quick

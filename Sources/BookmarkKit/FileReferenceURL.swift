@@ -99,7 +99,8 @@ public struct FileReferenceURL: Sendable, Hashable, CustomStringConvertible {
             mountID: id.uniqueMountID ?? Self.standIn(for: id.mountID),
             inode: id.inode, generation: id.generation, isDirectory: id.kind == .directory)
         if let real {
-            FileReferenceCache.shared.remember(self, path: real, handle: id.handle?.bytes, volume: id.volume)
+            FileReferenceCache.shared.remember(
+                self, path: real, handle: id.handle?.bytes, volume: id.volume, birthTime: id.birthTime)
         }
     }
 
@@ -375,6 +376,9 @@ final class FileReferenceCache: Sendable {
     struct Entry {
         var path: [UInt8]
         var handle: [UInt8]?
+        /// The object's birth time once known: then one `statx` of the path verifies the entry
+        /// (same mount, inode and birth time), instead of open, handle, `fstat` and close.
+        var birthTime: Timestamp?
         var stamp: UInt64
         /// The FUSE or network mount the path is on, whose check runs under the watchdog.
         var watched: VolumeWatchdog.Mount?
@@ -390,11 +394,14 @@ final class FileReferenceCache: Sendable {
 
     init(capacity: Int) { self.capacity = capacity }
 
-    func remember(_ reference: FileReferenceURL, path: [UInt8], handle: [UInt8]?, volume: Volume?) {
+    func remember(
+        _ reference: FileReferenceURL, path: [UInt8], handle: [UInt8]?, volume: Volume?, birthTime: Timestamp? = nil
+    ) {
         let watched = volume.flatMap { $0.mayBlock ? VolumeWatchdog.Mount($0) : nil }
         state.withLock { state in
             state.clock += 1
-            state.entries[reference] = Entry(path: path, handle: handle, stamp: state.clock, watched: watched)
+            state.entries[reference] = Entry(
+                path: path, handle: handle, birthTime: birthTime, stamp: state.clock, watched: watched)
             if state.entries.count > capacity, let oldest = state.entries.min(by: { $0.value.stamp < $1.value.stamp }) {
                 state.entries[oldest.key] = nil
             }
@@ -424,6 +431,14 @@ final class FileReferenceCache: Sendable {
     }
 
     private func verify(_ entry: Entry, for reference: FileReferenceURL) -> [UInt8]? {
+        if let birthTime = entry.birthTime,
+            case .success(let status) = FileStatus.lookup(pathBytes: entry.path, followSymlinks: false),
+            FileReferenceURL.recordedMountID(status) == reference.mountID, status.inode == reference.inode,
+            (status.kind == .directory) == reference.isDirectory, status.birthTime == birthTime
+        {
+            touch(reference)
+            return entry.path
+        }
         guard let opened = try? Directory.current.open(bytes: entry.path, options: [.pathOnly, .noFollow]),
             let status = try? opened.status()
         else {
@@ -440,10 +455,16 @@ final class FileReferenceCache: Sendable {
             forget(reference)
             return nil
         }
+        touch(reference, birthTime: status.birthTime)
+        return entry.path
+    }
+
+    /// Marks the entry as just used; records the birth time the full check saw, for the next one.
+    private func touch(_ reference: FileReferenceURL, birthTime: Timestamp? = nil) {
         state.withLock { state in
             state.clock += 1
             state.entries[reference]?.stamp = state.clock
+            if let birthTime { state.entries[reference]?.birthTime = birthTime }
         }
-        return entry.path
     }
 }

@@ -171,6 +171,40 @@ extension FileID {
             modificationTime: status.modificationTime))
     }
 
+    /// The identity at `path` when it is an object already known by inode and birth time, with one
+    /// `statx` and no file handle: the unmoved-file check of a resolution.
+    ///
+    /// The same inode and the same birth time (to the nanosecond) on one mount are the same object:
+    /// an inode number that is reused gets a new birth time. The generation and the handle are
+    /// then the known ones (both change only when the inode is reused), with the handle's mount id
+    /// brought up to date. `nil` when anything differs or is unknown (a file system that reports
+    /// no birth time, a mount not in the table): the caller falls back to ``lookUpWithoutOpening(_:followSymlinks:volumes:)``,
+    /// which asks for the handle. One system call where that takes two is most of the cost of
+    /// resolving an unmoved bookmark (Docs/PERFORMANCE.md).
+    package static func lookUpKnown(
+        _ path: [UInt8], inode: UInt64, birthTime: Timestamp, generation: UInt32?, handle: FileHandleData?,
+        volumes: MountedVolumes
+    ) -> FileID? {
+        guard case .success(let status) = FileStatus.lookup(pathBytes: path, followSymlinks: false),
+            status.inode == inode, let born = status.birthTime, born == birthTime
+        else { return nil }
+        let reusable: MountID
+        if let id = status.mountID {
+            reusable = id
+        } else if let unique = status.uniqueMountID, let id = ReusableMountIDs.shared.reusable(for: unique) {
+            reusable = id
+        } else {
+            return nil
+        }
+        guard let volume = volumes.volume(mountID: reusable) else { return nil }
+        return FileID(
+            volume: volume, subvolume: status.subvolume, inode: status.inode, generation: generation,
+            handle: handle.map { FileHandleData(type: $0.type, bytes: $0.bytes, mountID: reusable) }, birthTime: born,
+            size: status.size, kind: status.kind, mode: status.mode, uid: status.uid, gid: status.gid,
+            mountID: reusable, uniqueMountID: status.uniqueMountID, device: status.device,
+            modificationTime: status.modificationTime)
+    }
+
     /// The identity of an open object (any descriptor, including `O_PATH`).
     ///
     /// - Throws: ``FileIdentityError``: ``FileIdentityError/Code/fileSystem`` when the object cannot

@@ -137,6 +137,39 @@ struct FileReferenceURLTests {
         }
     }
 
+    @Test("a cached reference is verified with one statx; a new file that reuses the inode number at the path is refused")
+    func cachedVerification() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let path = volume.path("doc.txt")
+            try Data("old".utf8).write(to: URL(fileURLWithPath: path))
+            let inode = try FileStatus(path: FilePath(path)).inode
+            let reference = try FileReferenceURL(for: FilePath(path))
+            _ = try reference.resolve()
+            let log = AuditLog()
+            let cached = try SyscallSeam.$observer.withValue(log) { try reference.resolve() }
+            #expect(cached.method == .cache)
+            #expect(log.calls.map(\.name) == ["statx"], "\(log.calls.map(\.name))")
+            // The same inode number, a new file: the birth time tells them apart.
+            var reused = false
+            for _ in 0..<50 {
+                try FileManager.default.removeItem(atPath: path)
+                usleep(2_000)
+                try Data("new".utf8).write(to: URL(fileURLWithPath: path))
+                if try FileStatus(path: FilePath(path)).inode == inode {
+                    reused = true
+                    break
+                }
+            }
+            try #require(reused, "ext4 did not reuse the inode number in 50 tries")
+            let outcome = Result { () throws(BookmarkError) in try reference.resolve() }
+            guard case .failure(let error) = outcome else {
+                Issue.record("the reference resolved to the new file: \(outcome)")
+                return
+            }
+            #expect(error.code == .notFound)
+        }
+    }
+
     @Test("after an unmount and a remount the reference is volumeNotMounted", arguments: fileSystems)
     func remount(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in

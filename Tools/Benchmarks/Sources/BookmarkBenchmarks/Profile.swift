@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import BookmarkFormat
+import BookmarkFoundation
 import BookmarkKit
 import CBenchBaseline
+import Foundation
 import SecureFiles
 import SystemPackage
 
@@ -14,6 +16,7 @@ import SystemPackage
 extension Bench {
     static let profileNames = [
         "unmoved", "first", "create", "create-cold", "moved", "handles", "deleted", "codec", "codec-edit", "open", "batch",
+        "default-resolve", "apple-resolve", "apple-create", "ref-resolve",
     ]
 
     mutating func profile(_ name: String, iterations: Int) throws {
@@ -76,6 +79,21 @@ extension Bench {
             let prepared = try prepareBatch(max(workload.entries / 10, 10))
             let noHandles = ResolutionOptions(useHandles: false)
             operation = { _ = Bookmark.resolveAll(prepared.bookmarks, options: noHandles, volumes: volumes) }
+        case "default-resolve":
+            // The default path: no table given (the process's shared table).
+            operation = { _ = try bookmark.resolve() }
+        case "apple-resolve":
+            let data = try URL(fileURLWithPath: path).bookmarkData()
+            operation = {
+                var stale = false
+                _ = try URL(resolvingBookmarkData: data, bookmarkDataIsStale: &stale)
+            }
+        case "apple-create":
+            let url = URL(fileURLWithPath: path)
+            operation = { _ = try url.bookmarkData() }
+        case "ref-resolve":
+            let reference = try FileReferenceURL(for: FilePath(path))
+            operation = { _ = try reference.resolve() }
         case "open":
             let root = try Directory(opening: FilePath(this.workload.root))
             let relative = FilePath(file)
