@@ -205,7 +205,7 @@ struct BatchCommandTests {
         }
     }
 
-    @Test("the fast path (resolve SOURCE, --version) prints the same bytes and status as ArgumentParser's path")
+    @Test("the fast path (resolve [--json --strict --no-search -0] SOURCE, --version) prints the same bytes and status as ArgumentParser's path")
     func fastPathMatchesParser() throws {
         try LoopVolume.withVolume(.ext4) { volume in
             let file = volume.path("doc.txt")
@@ -224,14 +224,26 @@ struct BatchCommandTests {
             #expect(FileManager.default.createFile(atPath: victim, contents: Data()))
             #expect(try BookmarkTool.run(["make", victim, "-o", deleted]).status == 0)
             try FileManager.default.removeItem(atPath: victim)
+            // Every subset of the flags the fast path takes, before and after SOURCE; `--` makes
+            // the argument list a form it does not take, so the second run goes through the parser.
+            let flags = ["--json", "--strict", "--no-search", "-0"]
+            var compared = 0
             for source in [fresh, moved, corrupt, deleted, volume.path("absent.bookmark")] {
-                let fast = try BookmarkTool.run(["resolve", source])
-                // `--` makes the argument list a form the fast path does not take.
-                let parsed = try BookmarkTool.run(["resolve", "--", source])
-                #expect(fast.status == parsed.status, "\(source)")
-                #expect(fast.stdoutData == parsed.stdoutData, "\(source)")
-                #expect(fast.stderr == parsed.stderr, "\(source)")
+                for mask in 0..<(1 << flags.count) {
+                    let chosen = flags.indices.filter { mask & (1 << $0) != 0 }.map { flags[$0] }
+                    let parsed = try BookmarkTool.run(["resolve"] + chosen + ["--", source])
+                    for fast in [["resolve"] + chosen + [source], ["resolve", source] + chosen] {
+                        let result = try BookmarkTool.run(fast)
+                        #expect(result.status == parsed.status, "\(fast)")
+                        #expect(result.stdoutData == parsed.stdoutData, "\(fast)")
+                        #expect(result.stderr == parsed.stderr, "\(fast)")
+                        compared += 1
+                    }
+                }
             }
+            #expect(compared == 160)
+            // A repeated flag is not the fast path's: the parser decides (and accepts it).
+            #expect(try BookmarkTool.run(["resolve", "--json", "--json", fresh]).status == 0)
             let version = try BookmarkTool.run(["--version"])
             #expect(version.status == 0)
             #expect(version.stdout.wholeMatch(of: /bookmark \d+\.\d+\.\d+(-[a-z]+)? \(([0-9a-f]{12}(\+dirty)?|unknown)\)\n/) != nil, "\(version.stdout)")
