@@ -109,6 +109,11 @@ let package = Package(
             path: "Tools/create-probe"
         ),
         .executableTarget(
+            name: "scope-probe",
+            dependencies: ["BookmarkFoundation"],
+            path: "Tools/scope-probe"
+        ),
+        .executableTarget(
             name: "FuzzBookmark",
             dependencies: ["BookmarkFormat"],
             path: "Tools/FuzzBookmark"

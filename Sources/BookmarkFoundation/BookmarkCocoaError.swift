@@ -68,6 +68,43 @@
         }
     }
 
+    /// The Cocoa error code for each refusal of security-scoped bookmark data.
+    ///
+    /// | `SecurityScopeError.Code` | Cocoa code |
+    /// |---|---|
+    /// | `unsigned`, `tampered`, `signatureMismatch` | `.fileReadCorruptFile` (259), as macOS fails data of another application or changed data |
+    /// | `keyRejected`, `outsideScope` | `.fileReadNoPermission` (257) |
+    /// | `readOnlyScope` | `.fileWriteNoPermission` (513) |
+    /// | `resolution` | the code of its `BookmarkError` when resolving (table above) |
+    func cocoaCode(for error: SecurityScopeError) -> CocoaError.Code {
+        switch error.code {
+        case .unsigned, .tampered, .signatureMismatch: return .fileReadCorruptFile
+        case .keyRejected, .outsideScope: return .fileReadNoPermission
+        case .readOnlyScope: return .fileWriteNoPermission
+        case .resolution: return error.bookmarkError.map { cocoaCode(for: $0.code, .resolving) } ?? .fileReadUnknown
+        }
+    }
+
+    extension CocoaError {
+        /// A Foundation-style error for a refused security-scoped bookmark.
+        ///
+        /// `userInfo` holds `NSUnderlyingErrorKey` (the `SecurityScopeError`; for a failed resolution
+        /// after a valid signature, the `BookmarkError` instead, as for unscoped data),
+        /// `NSDebugDescriptionErrorKey`, and `NSURLErrorKey`/`NSFilePathErrorKey` for the URL being
+        /// bookmarked or the last known path.
+        static func securityScope(_ error: SecurityScopeError, url: URL?) -> CocoaError {
+            if error.code == .resolution, let underlying = error.bookmarkError {
+                return .bookmark(underlying, .resolving, url: url)
+            }
+            var info: [String: Any] = [NSUnderlyingErrorKey: error, NSDebugDescriptionErrorKey: error.description]
+            if let url {
+                info[NSURLErrorKey] = url
+                info[NSFilePathErrorKey] = url.path
+            }
+            return CocoaError(cocoaCode(for: error), userInfo: info)
+        }
+    }
+
     /// A `file://` URL for raw path bytes.
     ///
     /// A UTF-8 path gives the usual `URL(fileURLWithPath:isDirectory:)`. Foundation on Linux cannot

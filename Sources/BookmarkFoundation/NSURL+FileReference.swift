@@ -29,4 +29,22 @@
             FileReferenceURL.isFileReferenceURL((self as URL).absoluteString)
         }
     }
+
+    /// The current path of the object a file-reference URL refers to, as a file URL (a directory's
+    /// with a trailing `/`).
+    ///
+    /// - Throws: `CocoaError`: `.fileNoSuchFile` when the object no longer exists or its volume is
+    ///   gone (underlying `BookmarkError`), `.fileReadInvalidFileName` for a string that is not a
+    ///   file-reference URL.
+    func currentFilePathURL(ofReference url: URL) throws -> URL {
+        guard let reference = FileReferenceURL(string: url.absoluteString) else {
+            throw CocoaError(
+                .fileReadInvalidFileName,
+                userInfo: [NSURLErrorKey: url, NSDebugDescriptionErrorKey: "\(url.absoluteString) is not a file-reference URL"])
+        }
+        switch Result(catching: { () throws(BookmarkError) -> FileReferenceResolution in try reference.resolve() }) {
+        case .success(let found): return fileURL(path: found.path, isDirectory: reference.isDirectory)
+        case .failure(let error): throw CocoaError.bookmark(error, .resolving, url: url)
+        }
+    }
 #endif

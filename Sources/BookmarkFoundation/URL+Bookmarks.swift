@@ -37,21 +37,7 @@
             options: BookmarkCreationOptions = [], includingResourceValuesForKeys keys: Set<URLResourceKey>? = nil,
             relativeTo url: URL? = nil
         ) throws -> Data {
-            guard let path = fileSystemPath(of: self) else { throw unusable(self) }
-            var base: FilePath?
-            if let url {
-                guard let directory = baseDirectory(of: url) else { throw unusable(url) }
-                base = directory
-            }
-            let kitOptions = BookmarkKit.BookmarkCreationOptions(rawValue: UInt32(truncatingIfNeeded: options.rawValue))
-            let resourceKeys = (keys ?? []).map(\.rawValue).sorted().map(ResourceKey.init(rawValue:))
-            let made = Result { () throws(BookmarkError) -> [UInt8] in
-                try Bookmark.create(for: path, options: kitOptions, resourceKeys: resourceKeys, relativeTo: base).data()
-            }
-            switch made {
-            case .success(let bytes): return Data(bytes)
-            case .failure(let error): throw CocoaError.bookmark(error, .creating, url: self)
-            }
+            try BookmarkCalls.create(self, options: options, keys: keys.map(Array.init) ?? [], relativeTo: url)
         }
 
         /// Creates a URL by resolving bookmark data: Apple's
@@ -85,22 +71,9 @@
             resolvingBookmarkData data: Data, options: BookmarkResolutionOptions = [], relativeTo url: URL? = nil,
             bookmarkDataIsStale: inout Bool
         ) throws {
-            var kitOptions = ResolutionOptions()
-            if let timeout = options.volumeResponseTimeout { kitOptions.volumeResponseTimeout = timeout }
-            if let url {
-                guard let directory = baseDirectory(of: url) else { throw unusable(url) }
-                kitOptions.relativeTo = directory
-            }
-            let outcome = Result { () throws(BookmarkError) -> (url: URL, isStale: Bool) in
-                try DecodedBookmarks.shared.resolve(data, options: kitOptions)
-            }
-            switch outcome {
-            case .success(let found):
-                bookmarkDataIsStale = found.isStale
-                self = found.url
-            case .failure(let error):
-                throw CocoaError.bookmark(error, .resolving)
-            }
+            let found = try BookmarkCalls.resolve(data, options: options, relativeTo: url)
+            bookmarkDataIsStale = found.isStale
+            self = found.url
         }
 
         /// Returns resource values stored in bookmark data, without resolving it and without touching

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+#if os(Linux)
+    import BookmarkFormat
+    import BookmarkKit
+    import Foundation
+    import SecureFiles
+    import SystemPackage
+
+    /// What every spelling of Apple's bookmark calls (`URL`, `NSURL`, Core Foundation) does, once.
+    enum BookmarkCalls {
+        /// Bookmark data for `url`; signed with this application's key for `.withSecurityScope`.
+        static func create(
+            _ url: URL, options: URL.BookmarkCreationOptions, keys: [URLResourceKey], relativeTo base: URL?
+        ) throws -> Data {
+            guard let path = fileSystemPath(of: url) else { throw unusable(url) }
+            var baseDirectory: FilePath?
+            if let base {
+                guard let directory = BookmarkFoundation.baseDirectory(of: base) else { throw unusable(base) }
+                baseDirectory = directory
+            }
+            let key: SigningKey?
+            if options.contains(.withSecurityScope) {
+                switch Result(catching: { () throws(SecurityScopeError) -> SigningKey in try SecurityScope.signingKey() }) {
+                case .success(let loaded): key = loaded
+                case .failure(let error): throw CocoaError.securityScope(error, url: url)
+                }
+            } else {
+                key = nil
+            }
+            let kitOptions = BookmarkKit.BookmarkCreationOptions(rawValue: UInt32(truncatingIfNeeded: options.rawValue))
+            let resourceKeys = Set(keys.map(\.rawValue)).sorted().map(ResourceKey.init(rawValue:))
+            let made = Result { () throws(BookmarkError) -> [UInt8] in
+                let bookmark = try Bookmark.create(for: path, options: kitOptions, resourceKeys: resourceKeys, relativeTo: baseDirectory)
+                return try (key.map { key throws(BookmarkError) in try key.sign(bookmark) } ?? bookmark).data()
+            }
+            switch made {
+            case .success(let bytes): return Data(bytes)
+            case .failure(let error): throw CocoaError.bookmark(error, .creating, url: url)
+            }
+        }
+
+        /// The URL bookmark data resolves to, and whether it is stale. With `.withSecurityScope`,
+        /// the data's signature is checked first with this application's key, and the URL is
+        /// registered as scoped.
+        static func resolve(
+            _ data: Data, options: URL.BookmarkResolutionOptions, relativeTo base: URL?
+        ) throws -> (url: URL, isStale: Bool) {
+            var kitOptions = ResolutionOptions()
+            if let timeout = options.volumeResponseTimeout { kitOptions.volumeResponseTimeout = timeout }
+            if let base {
+                guard let directory = baseDirectory(of: base) else { throw unusable(base) }
+                kitOptions.relativeTo = directory
+            }
+            if options.contains(.withSecurityScope) { return try resolveScoped(data, options: kitOptions) }
+            let outcome = Result { () throws(BookmarkError) -> (url: URL, isStale: Bool) in
+                try DecodedBookmarks.shared.resolve(data, options: kitOptions)
+            }
+            switch outcome {
+            case .success(let found): return found
+            case .failure(let error): throw CocoaError.bookmark(error, .resolving)
+            }
+        }
+
+        private static func resolveScoped(_ data: Data, options: ResolutionOptions) throws -> (url: URL, isStale: Bool) {
+            let outcome = Result { () throws(SecurityScopeError) -> (ScopedResolution, Bookmark) in
+                let key = try SecurityScope.signingKey()
+                let bytes = [UInt8](data)
+                let bookmark = try key.verify(bytes)
+                return (try key.resolve(bytes, options: options), bookmark)
+            }
+            switch outcome {
+            case .success(let (scoped, bookmark)):
+                let isDirectory = bookmark.record.resourceProperties?.contains(BookmarkPropertyFlags.isDirectory) ?? false
+                let url = fileURL(path: scoped.resolution.path, isDirectory: isDirectory)
+                ScopeRegistry.shared.register(
+                    url, path: PathBytes(scoped.resolution.path).bytes, device: scoped.resolution.fileID.device,
+                    inode: scoped.resolution.fileID.inode, readOnly: scoped.readOnly)
+                return (url, scoped.resolution.isStale)
+            case .failure(let error):
+                throw CocoaError.securityScope(error, url: nil)
+            }
+        }
+    }
+#endif
