@@ -163,7 +163,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BookmarkFoundationTests",
-            dependencies: ["BookmarkFoundation", "BookmarkKit", "SecureFiles", "VolumeFixtures"]
+            dependencies: ["BookmarkFoundation", "BookmarkFormat", "BookmarkKit", "SecureFiles", "VolumeFixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -115,7 +115,7 @@
     /// AliasRecords". The record is kept inside the data, as Apple keeps it.
     ///
     /// - Returns: `nil` when the bytes are not an Alias Manager record.
-    @available(*, deprecated, message: "Apple: the Carbon Alias Manager is deprecated; use only to convert AliasRecords")
+    @available(macOS, deprecated: 10.16, message: "The Carbon Alias Manager is deprecated. This function should only be used to convert Carbon AliasRecords to bookmark data.")
     public func CFURLCreateBookmarkDataFromAliasRecord(_ allocatorRef: CFAllocator!, _ aliasRecordDataRef: CFData!)
         -> Unmanaged<CFData>!
     {

@@ -132,51 +132,51 @@
     // (`kCFURLNameKey` is `"NSURLNameKey"`, as on macOS). Immutable `NSString`s.
 
     /// `kCFURLNameKey`: `URLResourceKey.nameKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLNameKey: CFString! = NSString(string: URLResourceKey.nameKey.rawValue)
+    nonisolated(unsafe) public let kCFURLNameKey: CFString = NSString(string: URLResourceKey.nameKey.rawValue)
     /// `kCFURLLocalizedNameKey`: `URLResourceKey.localizedNameKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLLocalizedNameKey: CFString! = NSString(string: URLResourceKey.localizedNameKey.rawValue)
+    nonisolated(unsafe) public let kCFURLLocalizedNameKey: CFString = NSString(string: URLResourceKey.localizedNameKey.rawValue)
     /// `kCFURLPathKey`: `URLResourceKey.pathKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLPathKey: CFString! = NSString(string: URLResourceKey.pathKey.rawValue)
+    nonisolated(unsafe) public let kCFURLPathKey: CFString = NSString(string: URLResourceKey.pathKey.rawValue)
     /// `kCFURLIsRegularFileKey`: `URLResourceKey.isRegularFileKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLIsRegularFileKey: CFString! = NSString(string: URLResourceKey.isRegularFileKey.rawValue)
+    nonisolated(unsafe) public let kCFURLIsRegularFileKey: CFString = NSString(string: URLResourceKey.isRegularFileKey.rawValue)
     /// `kCFURLIsDirectoryKey`: `URLResourceKey.isDirectoryKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLIsDirectoryKey: CFString! = NSString(string: URLResourceKey.isDirectoryKey.rawValue)
+    nonisolated(unsafe) public let kCFURLIsDirectoryKey: CFString = NSString(string: URLResourceKey.isDirectoryKey.rawValue)
     /// `kCFURLIsSymbolicLinkKey`: `URLResourceKey.isSymbolicLinkKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLIsSymbolicLinkKey: CFString! = NSString(string: URLResourceKey.isSymbolicLinkKey.rawValue)
+    nonisolated(unsafe) public let kCFURLIsSymbolicLinkKey: CFString = NSString(string: URLResourceKey.isSymbolicLinkKey.rawValue)
     /// `kCFURLIsVolumeKey`: `URLResourceKey.isVolumeKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLIsVolumeKey: CFString! = NSString(string: URLResourceKey.isVolumeKey.rawValue)
+    nonisolated(unsafe) public let kCFURLIsVolumeKey: CFString = NSString(string: URLResourceKey.isVolumeKey.rawValue)
     /// `kCFURLIsPackageKey`: `URLResourceKey.isPackageKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLIsPackageKey: CFString! = NSString(string: URLResourceKey.isPackageKey.rawValue)
+    nonisolated(unsafe) public let kCFURLIsPackageKey: CFString = NSString(string: URLResourceKey.isPackageKey.rawValue)
     /// `kCFURLIsHiddenKey`: `URLResourceKey.isHiddenKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLIsHiddenKey: CFString! = NSString(string: URLResourceKey.isHiddenKey.rawValue)
+    nonisolated(unsafe) public let kCFURLIsHiddenKey: CFString = NSString(string: URLResourceKey.isHiddenKey.rawValue)
     /// `kCFURLIsUserImmutableKey`: `URLResourceKey.isUserImmutableKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLIsUserImmutableKey: CFString! = NSString(string: URLResourceKey.isUserImmutableKey.rawValue)
+    nonisolated(unsafe) public let kCFURLIsUserImmutableKey: CFString = NSString(string: URLResourceKey.isUserImmutableKey.rawValue)
     /// `kCFURLIsSystemImmutableKey`: `URLResourceKey.isSystemImmutableKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLIsSystemImmutableKey: CFString! = NSString(string: URLResourceKey.isSystemImmutableKey.rawValue)
+    nonisolated(unsafe) public let kCFURLIsSystemImmutableKey: CFString = NSString(string: URLResourceKey.isSystemImmutableKey.rawValue)
     /// `kCFURLCreationDateKey`: `URLResourceKey.creationDateKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLCreationDateKey: CFString! = NSString(string: URLResourceKey.creationDateKey.rawValue)
+    nonisolated(unsafe) public let kCFURLCreationDateKey: CFString = NSString(string: URLResourceKey.creationDateKey.rawValue)
     /// `kCFURLContentModificationDateKey`: `URLResourceKey.contentModificationDateKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLContentModificationDateKey: CFString! = NSString(string: URLResourceKey.contentModificationDateKey.rawValue)
+    nonisolated(unsafe) public let kCFURLContentModificationDateKey: CFString = NSString(string: URLResourceKey.contentModificationDateKey.rawValue)
     /// `kCFURLFileSizeKey`: `URLResourceKey.fileSizeKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLFileSizeKey: CFString! = NSString(string: URLResourceKey.fileSizeKey.rawValue)
+    nonisolated(unsafe) public let kCFURLFileSizeKey: CFString = NSString(string: URLResourceKey.fileSizeKey.rawValue)
     /// `kCFURLFileResourceTypeKey`: `URLResourceKey.fileResourceTypeKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLFileResourceTypeKey: CFString! = NSString(string: URLResourceKey.fileResourceTypeKey.rawValue)
+    nonisolated(unsafe) public let kCFURLFileResourceTypeKey: CFString = NSString(string: URLResourceKey.fileResourceTypeKey.rawValue)
     /// `kCFURLTypeIdentifierKey`: `URLResourceKey.typeIdentifierKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLTypeIdentifierKey: CFString! = NSString(string: URLResourceKey.typeIdentifierKey.rawValue)
+    nonisolated(unsafe) public let kCFURLTypeIdentifierKey: CFString = NSString(string: URLResourceKey.typeIdentifierKey.rawValue)
     /// `kCFURLLinkCountKey`: `URLResourceKey.linkCountKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLLinkCountKey: CFString! = NSString(string: URLResourceKey.linkCountKey.rawValue)
+    nonisolated(unsafe) public let kCFURLLinkCountKey: CFString = NSString(string: URLResourceKey.linkCountKey.rawValue)
     /// `kCFURLParentDirectoryURLKey`: `URLResourceKey.parentDirectoryURLKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLParentDirectoryURLKey: CFString! = NSString(string: URLResourceKey.parentDirectoryURLKey.rawValue)
+    nonisolated(unsafe) public let kCFURLParentDirectoryURLKey: CFString = NSString(string: URLResourceKey.parentDirectoryURLKey.rawValue)
     /// `kCFURLVolumeNameKey`: `URLResourceKey.volumeNameKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLVolumeNameKey: CFString! = NSString(string: URLResourceKey.volumeNameKey.rawValue)
+    nonisolated(unsafe) public let kCFURLVolumeNameKey: CFString = NSString(string: URLResourceKey.volumeNameKey.rawValue)
     /// `kCFURLVolumeUUIDStringKey`: `URLResourceKey.volumeUUIDStringKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLVolumeUUIDStringKey: CFString! = NSString(string: URLResourceKey.volumeUUIDStringKey.rawValue)
+    nonisolated(unsafe) public let kCFURLVolumeUUIDStringKey: CFString = NSString(string: URLResourceKey.volumeUUIDStringKey.rawValue)
     /// `kCFURLVolumeURLKey`: `URLResourceKey.volumeURLKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLVolumeURLKey: CFString! = NSString(string: URLResourceKey.volumeURLKey.rawValue)
+    nonisolated(unsafe) public let kCFURLVolumeURLKey: CFString = NSString(string: URLResourceKey.volumeURLKey.rawValue)
     /// `kCFURLVolumeTotalCapacityKey`: `URLResourceKey.volumeTotalCapacityKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLVolumeTotalCapacityKey: CFString! = NSString(string: URLResourceKey.volumeTotalCapacityKey.rawValue)
+    nonisolated(unsafe) public let kCFURLVolumeTotalCapacityKey: CFString = NSString(string: URLResourceKey.volumeTotalCapacityKey.rawValue)
     /// `kCFURLVolumeCreationDateKey`: `URLResourceKey.volumeCreationDateKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLVolumeCreationDateKey: CFString! = NSString(string: URLResourceKey.volumeCreationDateKey.rawValue)
+    nonisolated(unsafe) public let kCFURLVolumeCreationDateKey: CFString = NSString(string: URLResourceKey.volumeCreationDateKey.rawValue)
     /// `kCFURLVolumeIsRootFileSystemKey`: `URLResourceKey.volumeIsRootFileSystemKey` as a `CFString`.
-    nonisolated(unsafe) public let kCFURLVolumeIsRootFileSystemKey: CFString! = NSString(string: URLResourceKey.volumeIsRootFileSystemKey.rawValue)
+    nonisolated(unsafe) public let kCFURLVolumeIsRootFileSystemKey: CFString = NSString(string: URLResourceKey.volumeIsRootFileSystemKey.rawValue)
 #endif
