@@ -20,7 +20,7 @@
             }
             let key: SigningKey?
             if options.contains(.withSecurityScope) {
-                switch Result(catching: { () throws(SecurityScopeError) -> SigningKey in try SecurityScope.signingKey() }) {
+                switch Result(catching: { () throws(SecurityScopeError) -> SigningKey in try SecurityScope.signingKey().key }) {
                 case .success(let loaded): key = loaded
                 case .failure(let error): throw CocoaError.securityScope(error, url: url)
                 }
@@ -62,20 +62,16 @@
         }
 
         private static func resolveScoped(_ data: Data, options: ResolutionOptions) throws -> (url: URL, isStale: Bool) {
-            let outcome = Result { () throws(SecurityScopeError) -> (ScopedResolution, Bookmark) in
-                let key = try SecurityScope.signingKey()
-                let bytes = [UInt8](data)
-                let bookmark = try key.verify(bytes)
-                return (try key.resolve(bytes, options: options), bookmark)
+            let outcome = Result { () throws(SecurityScopeError) -> (url: URL, resolution: Resolution, readOnly: Bool) in
+                let (identity, key) = try SecurityScope.signingKey()
+                return try DecodedBookmarks.shared.resolveScoped(data, options: options, identity: identity, signingKey: key)
             }
             switch outcome {
-            case .success(let (scoped, bookmark)):
-                let isDirectory = bookmark.record.resourceProperties?.contains(BookmarkPropertyFlags.isDirectory) ?? false
-                let url = fileURL(path: scoped.resolution.path, isDirectory: isDirectory)
+            case .success(let found):
                 ScopeRegistry.shared.register(
-                    url, path: PathBytes(scoped.resolution.path).bytes, device: scoped.resolution.fileID.device,
-                    inode: scoped.resolution.fileID.inode, readOnly: scoped.readOnly)
-                return (url, scoped.resolution.isStale)
+                    found.url, path: PathBytes(found.resolution.path).bytes, device: found.resolution.fileID.device,
+                    inode: found.resolution.fileID.inode, readOnly: found.readOnly)
+                return (found.url, found.resolution.isStale)
             case .failure(let error):
                 throw CocoaError.securityScope(error, url: nil)
             }

@@ -39,6 +39,9 @@
             var bookmark: Bookmark
             var isDirectory: Bool
             var lastURL: (path: [UInt8], url: URL)?
+            /// The application identity whose key verified these exact bytes (security scope): the
+            /// same bytes under the same key verify the same way, so it is checked once.
+            var verifiedBy: String?
 
             init(bookmark: Bookmark) {
                 self.bookmark = bookmark
@@ -84,7 +87,43 @@
         /// Resolves `data` with `options`: the decoded bookmark from the cache, and the file URL of
         /// the path found, reused when it is the path the last resolution of these bytes found.
         func resolve(_ data: Data, options: ResolutionOptions) throws(BookmarkError) -> (url: URL, isStale: Bool) {
-            var (key, entry) = try entry(for: data)
+            let (key, entry) = try entry(for: data)
+            let found = try resolve(key, entry, options: options)
+            return (found.url, found.resolution.isStale)
+        }
+
+        /// Resolves security-scoped `data`: its signature checked with `signingKey` (of application
+        /// `identity`) the first time these bytes are seen, then resolved as ``resolve(_:options:)``.
+        ///
+        /// - Returns: The URL, the resolution, and whether the scope is read-only.
+        func resolveScoped(
+            _ data: Data, options: ResolutionOptions, identity: String, signingKey: SigningKey
+        ) throws(SecurityScopeError) -> (url: URL, resolution: Resolution, readOnly: Bool) {
+            var (key, entry): (Key, Entry)
+            switch Result(catching: { () throws(BookmarkError) -> (Key, Entry) in try self.entry(for: data) }) {
+            case .success(let found): (key, entry) = found
+            case .failure(let error):
+                throw SecurityScopeError(.tampered, "the data does not decode: \(error.message)", bookmarkError: error)
+            }
+            if entry.verifiedBy != identity {
+                _ = try signingKey.verify(key.bytes)
+                entry.verifiedBy = identity
+            }
+            let found: (url: URL, resolution: Resolution)
+            switch Result(catching: { () throws(BookmarkError) -> (url: URL, resolution: Resolution) in
+                try self.resolve(key, entry, options: options)
+            }) {
+            case .success(let value): found = value
+            case .failure(let error): throw SecurityScopeError(.resolution, error.description, bookmarkError: error)
+            }
+            let readOnly = entry.bookmark.creationOptions.contains(.securityScopeAllowOnlyReadAccess)
+            return (found.url, found.resolution, readOnly)
+        }
+
+        private func resolve(_ key: Key, _ entry: Entry, options: ResolutionOptions) throws(BookmarkError)
+            -> (url: URL, resolution: Resolution)
+        {
+            var entry = entry
             let resolution = try entry.bookmark.resolve(options)
             let path = PathBytes(resolution.path).bytes
             let url: URL
@@ -99,7 +138,7 @@
                 if state.byData[key] != nil { state.byData[key] = remembered }
                 state.recent = (key, remembered)
             }
-            return (url, resolution.isStale)
+            return (url, resolution)
         }
     }
 

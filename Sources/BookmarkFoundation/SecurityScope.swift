@@ -117,19 +117,20 @@
         }
 
         /// The identity fixed by first use, and its key (loaded, or created, once per process).
-        static func signingKey() throws(SecurityScopeError) -> SigningKey {
+        static func signingKey() throws(SecurityScopeError) -> (identity: String, key: SigningKey) {
             let identity = chosenIdentifier.withLock { state -> String in
                 if let used = state.used { return used }
                 let identity = Bundle.main.bundleIdentifier.flatMap { $0.isEmpty ? nil : $0 } ?? state.set ?? executableName()
                 state.used = identity
                 return identity
             }
-            return try keys.withLock { (cache: inout [String: SigningKey]) throws(SecurityScopeError) -> SigningKey in
+            let key = try keys.withLock { (cache: inout [String: SigningKey]) throws(SecurityScopeError) -> SigningKey in
                 if let key = cache[identity] { return key }
                 let key = try SigningKey.forApplication(identity)
                 cache[identity] = key
                 return key
             }
+            return (identity, key)
         }
 
         private static let keys = Locked<[String: SigningKey]>([:])

@@ -39,7 +39,7 @@ public struct SecurityScopeError: Error, Sendable, CustomStringConvertible {
     /// For ``Code/keyRejected``: the file system error, if that was the reason.
     public var fileSystemError: FileSystemError?
 
-    init(_ code: Code, _ message: String, bookmarkError: BookmarkError? = nil, fileSystemError: FileSystemError? = nil) {
+    package init(_ code: Code, _ message: String, bookmarkError: BookmarkError? = nil, fileSystemError: FileSystemError? = nil) {
         self.code = code
         self.message = message
         self.bookmarkError = bookmarkError

@@ -32,6 +32,23 @@ extension Bench {
             ours: { _ = try URL(resolvingBookmarkData: data, bookmarkDataIsStale: &isStale) }, baseline: statx)
         let appleCreate = try measure.compare(ours: { _ = try url.bookmarkData() }, baseline: statxHandle)
 
+        // Security scope: the signing key in a scratch directory, not the user's home.
+        setenv("XDG_DATA_HOME", NSTemporaryDirectory() + "/bookmark-bench-keys-\(getpid())", 1)
+        let scopedData = try url.bookmarkData(options: .withSecurityScope)
+        let scoped = try URL(resolvingBookmarkData: scopedData, options: .withSecurityScope, bookmarkDataIsStale: &isStale)
+        guard scoped.path == path, scoped.startAccessingSecurityScopedResource() else {
+            throw BenchError("scoped resolution did not find the file or start")
+        }
+        scoped.stopAccessingSecurityScopedResource()
+        let scopedResolve = try measure.compare(
+            ours: { _ = try URL(resolvingBookmarkData: scopedData, options: .withSecurityScope, bookmarkDataIsStale: &isStale) },
+            baseline: statx)
+        let startStop = try measure.compare(
+            ours: {
+                _ = scoped.startAccessingSecurityScopedResource()
+                scoped.stopAccessingSecurityScopedResource()
+            }, baseline: statx)
+
         let reference = try FileReferenceURL(for: FilePath(path))
         let referenceResolve = try measure.compare(ours: { _ = try reference.resolve() }, baseline: statx)
 
@@ -46,6 +63,10 @@ extension Bench {
                 appleResolve, note: "BookmarkFoundation: decode, resolve, make the URL"),
             MetricResult("default path: url.bookmarkData()", baseline: "statx + name_to_handle_at",
                 target: .ratioAtMost(3), appleCreate, note: "BookmarkFoundation: create and encode"),
+            MetricResult("URL(resolvingBookmarkData:options: .withSecurityScope), unmoved", baseline: "statx", target: .none,
+                scopedResolve, note: "verify the signature (decode, re-encode, HMAC-SHA256), open the object, register the URL"),
+            MetricResult("start + stopAccessingSecurityScopedResource()", baseline: "statx", target: .none, startStop,
+                note: "two registry look-ups under one lock each"),
             MetricResult("default path: file-reference URL, unmoved", baseline: "statx", target: .ratioAtMost(3),
                 referenceResolve, note: "FileReferenceURL.resolve(): the process's path cache, verified"),
         ]
