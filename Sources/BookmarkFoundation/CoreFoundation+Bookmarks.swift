@@ -15,7 +15,13 @@
     /// `URL.bookmarkData(options:includingResourceValuesForKeys:relativeTo:)`.
     ///
     /// - Parameters:
+    ///   - allocator: Ignored (`nil` or `kCFAllocatorDefault`).
+    ///   - url: The file URL to bookmark.
+    ///   - options: Apple's creation options; `.withSecurityScope` signs the data.
     ///   - resourcePropertiesToInclude: An array of resource keys (`kCFURLNameKey`, …), or `nil`.
+    ///   - relativeToURL: A base for a document-relative bookmark, or `nil`.
+    ///   - error: When not `nil`, receives a retained `CFError` on failure.
+    /// - Returns: The data, retained; `nil` on failure.
     public func CFURLCreateBookmarkData(
         _ allocator: CFAllocator!, _ url: CFURL!, _ options: CFURLBookmarkCreationOptions,
         _ resourcePropertiesToInclude: CFArray!, _ relativeToURL: CFURL!, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>!
@@ -33,9 +39,16 @@
     /// `URL(resolvingBookmarkData:options:relativeTo:bookmarkDataIsStale:)`.
     ///
     /// - Parameters:
+    ///   - allocator: Ignored (`nil` or `kCFAllocatorDefault`).
+    ///   - bookmark: The bookmark data.
+    ///   - options: Apple's resolution options; `.cfurlBookmarkResolutionWithSecurityScope` checks
+    ///     the signature.
+    ///   - relativeToURL: For a document-relative bookmark, the base as it is now, or `nil`.
     ///   - resourcePropertiesToInclude: Accepted and not prefetched (Foundation on Linux has no
     ///     resource-value cache on a URL to fill).
     ///   - isStale: When not `nil`, set on success.
+    ///   - error: When not `nil`, receives a retained `CFError` on failure.
+    /// - Returns: The URL, retained; `nil` on failure.
     public func CFURLCreateByResolvingBookmarkData(
         _ allocator: CFAllocator!, _ bookmark: CFData!, _ options: CFURLBookmarkResolutionOptions, _ relativeToURL: CFURL!,
         _ resourcePropertiesToInclude: CFArray!, _ isStale: UnsafeMutablePointer<DarwinBoolean>!,

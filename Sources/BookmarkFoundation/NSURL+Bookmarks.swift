@@ -16,7 +16,7 @@
 
         /// Apple's `NSURL.BookmarkFileCreationOptions` (`NSUInteger`, imported as `Int`): options
         /// for ``writeBookmarkData(_:to:options:)``, which Apple defines none of and ignores.
-        public typealias BookmarkFileCreationOptions = Int
+        public typealias BookmarkFileCreationOptions = URL.BookmarkFileCreationOptions
 
         /// Returns bookmark data for the object this URL points to: Apple's
         /// `NSURL.bookmarkData(options:includingResourceValuesForKeys:relativeTo:)`, with the keys as
@@ -35,8 +35,12 @@
         /// as an `ObjCBool` pointer. Behaves as `URL(resolvingBookmarkData:options:relativeTo:bookmarkDataIsStale:)`
         /// (including `.withSecurityScope`).
         ///
-        /// - Parameter isStale: When not `nil`, set to `true` or `false` on success; untouched when
-        ///   resolution throws.
+        /// - Parameters:
+        ///   - bookmarkData: The bookmark data.
+        ///   - options: Apple's resolution options.
+        ///   - relativeURL: For a document-relative bookmark, the base as it is now, or `nil`.
+        ///   - isStale: When not `nil`, set to `true` or `false` on success; untouched when
+        ///     resolution throws.
         /// - Throws: `CocoaError`, as the `URL` initializer.
         public convenience init(
             resolvingBookmarkData bookmarkData: Data, options: BookmarkResolutionOptions = [], relativeTo relativeURL: URL?,

@@ -13,8 +13,8 @@
         /// |---|---|---|
         /// | ``minimalBookmark`` | `1 << 9` | leaves out the per-component file IDs, resource values, user and capacity |
         /// | ``suitableForBookmarkFile`` | `1 << 10` | recorded; the data already holds what an alias file needs |
-        /// | ``withSecurityScope`` | `1 << 11` | recorded; Linux has no App Sandbox, so no scope is attached |
-        /// | ``securityScopeAllowOnlyReadAccess`` | `1 << 12` | recorded only |
+        /// | ``withSecurityScope`` | `1 << 11` | signs the data with this application's key (`SecurityScope`) |
+        /// | ``securityScopeAllowOnlyReadAccess`` | `1 << 12` | recorded in the signed data; `SecurityScope.open(_:for:)` then refuses writing |
         /// | ``withoutImplicitSecurityScope`` | `1 << 29` | recorded only (there is no implicit scope to leave out) |
         /// | ``preferFileIDResolution`` | `1 << 8` | deprecated by Apple in macOS 10.9; recorded, no effect |
         public struct BookmarkCreationOptions: OptionSet, Sendable, Hashable {
@@ -38,14 +38,18 @@
             /// sets the bit in the stored creation options (as Finder's aliases have it).
             public static let suitableForBookmarkFile = BookmarkCreationOptions(rawValue: 1 << 10)
 
-            /// A security-scoped bookmark (App Sandbox on macOS). Linux has no App Sandbox: the bit is
-            /// recorded and nothing else changes; the data resolves for any process that may see the file.
-            /// Data that must not be forged or redirected is signed with `BookmarkKit`'s `SigningKey`
-            /// (HMAC-SHA256, per-application key, results confined beneath allowed roots), which
-            /// Apple's signature has no parameter for.
+            /// A security-scoped bookmark. As on macOS, the data carries a signature made with a key of
+            /// the creating application (HMAC-SHA256, `SecurityScope.applicationIdentifier`'s key):
+            /// only this application can resolve it with
+            /// `URL.BookmarkResolutionOptions.withSecurityScope`, and any change to the data is
+            /// detected. Resolving without that option works in any process, unscoped. See
+            /// `SecurityScope` for the key's location and what it protects against.
             public static let withSecurityScope = BookmarkCreationOptions(rawValue: 1 << 11)
 
-            /// With ``withSecurityScope``: a read-only scope. Recorded only on Linux.
+            /// With ``withSecurityScope``: a read-only scope. Recorded in the signed data; opening the
+            /// resolved URL through `SecurityScope.open(_:for:)` (or
+            /// `FileHandle(forSecurityScopedURL:access:)`) for writing fails with
+            /// `CocoaError.fileWriteNoPermission`.
             public static let securityScopeAllowOnlyReadAccess = BookmarkCreationOptions(rawValue: 1 << 12)
 
             /// Leaves out the implicit, ephemeral security scope that a resolving process would get.
@@ -53,16 +57,20 @@
             public static let withoutImplicitSecurityScope = BookmarkCreationOptions(rawValue: 1 << 29)
         }
 
+        /// Apple's `URL.BookmarkFileCreationOptions` (`NSUInteger`, imported as `Int`): options for
+        /// writing an alias file, which Apple defines none of and ignores.
+        public typealias BookmarkFileCreationOptions = Int
+
         /// Options for resolving bookmark data, with Apple's names and bit values
         /// (`NSURL.BookmarkResolutionOptions`, `CFURLBookmarkResolutionOptions`).
         ///
-        /// What each option does on Linux:
+        /// What each option does on Linux (only ``withSecurityScope`` changes anything):
         ///
         /// | option | bit | on Linux |
         /// |---|---|---|
         /// | ``withoutUI`` | `1 << 8` | no effect: resolution never shows UI |
         /// | ``withoutMounting`` | `1 << 9` | no effect: this API never mounts (it is always "without mounting") |
-        /// | ``withSecurityScope`` | `1 << 10` | no effect: there is no App Sandbox scope to start |
+        /// | ``withSecurityScope`` | `1 << 10` | checks the data's signature with this application's key; the URL can then be started |
         /// | ``withoutImplicitStartAccessing`` | `1 << 15` | no effect: there is no implicit scope |
         /// | ``volumeResponseTimeout(seconds:)`` | bits 40–55 | Linux only: how long a FUSE or network volume may take to answer |
         ///
@@ -84,7 +92,10 @@
             /// or without the option: an unmounted volume fails fast.
             public static let withoutMounting = BookmarkResolutionOptions(rawValue: 1 << 9)
 
-            /// Use the security scope stored at creation (App Sandbox). No sandbox on Linux: no effect.
+            /// Use the security scope stored at creation: the data's signature is checked with this
+            /// application's key first (data that is unsigned, changed, or of another application fails
+            /// with `CocoaError.fileReadCorruptFile`), and
+            /// `URL.startAccessingSecurityScopedResource()` on the returned URL then returns `true`.
             public static let withSecurityScope = BookmarkResolutionOptions(rawValue: 1 << 10)
 
             /// Do not start the implicit security scope (macOS 11.2+). No such scope on Linux: no effect.

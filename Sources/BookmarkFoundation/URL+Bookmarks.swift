@@ -17,7 +17,7 @@
         ///
         /// - Parameters:
         ///   - options: Apple's creation options; see `URL.BookmarkCreationOptions` for what each
-        ///     does on Linux.
+        ///     does on Linux. `.withSecurityScope` signs the data with this application's key.
         ///   - keys: Resource values to store in the data, for reading later without the file system
         ///     through `URL.resourceValues(forKeys:fromBookmarkData:)`. Stored when requested:
         ///     `nameKey`, `pathKey`, `fileSizeKey`, `contentModificationDateKey`, `creationDateKey`
@@ -51,9 +51,11 @@
         /// - Parameters:
         ///   - data: Bookmark data from `URL.bookmarkData(options:includingResourceValuesForKeys:relativeTo:)`
         ///     (here or on macOS: the layout is Apple's).
-        ///   - options: Apple's resolution options; none of Apple's changes behaviour on Linux; the
-        ///     Linux-only `volumeResponseTimeout(seconds:)` bounds the wait for a FUSE or network
-        ///     volume (see `URL.BookmarkResolutionOptions`).
+        ///   - options: Apple's resolution options. `.withSecurityScope` checks the data's signature
+        ///     with this application's key first and registers the URL for
+        ///     `startAccessingSecurityScopedResource()` (see `SecurityScope`); Apple's other options
+        ///     change nothing on Linux; the Linux-only `volumeResponseTimeout(seconds:)` bounds the
+        ///     wait for a FUSE or network volume (see `URL.BookmarkResolutionOptions`).
         ///   - url: For relative bookmarks, the base (document or folder) as it is now; the same rule as
         ///     at creation decides whether the URL or its folder is the base.
         ///   - bookmarkDataIsStale: Set to `true` when the object was found but something recorded
@@ -62,8 +64,10 @@
         ///     resolution throws.
         /// - Throws: `CocoaError`: `.fileNoSuchFile` when the object cannot be found or its volume is
         ///   not mounted, `.fileReadUnknown` when a FUSE or network volume does not answer in time
-        ///   (underlying code `volumeNotResponding`), `.fileReadCorruptFile` when `data` is not bookmark data,
-        ///   `.fileReadNoPermission`, `.fileReadUnsupportedScheme` for a non-file `url`; the
+        ///   (underlying code `volumeNotResponding`), `.fileReadCorruptFile` when `data` is not bookmark data
+        ///   or, with `.withSecurityScope`, is unsigned, changed or of another application
+        ///   (underlying `SecurityScopeError`), `.fileReadNoPermission` (also for a signing key that
+        ///   is not the user's own, mode 0600), `.fileReadUnsupportedScheme` for a non-file `url`; the
         ///   `BookmarkError` (with the last known path and volume) is in `userInfo[NSUnderlyingErrorKey]`.
         ///   After a failure, `URL.resourceValues(forKeys:fromBookmarkData:)` still reads the last
         ///   known path (`pathKey`) from the data, as Apple's documentation advises.
