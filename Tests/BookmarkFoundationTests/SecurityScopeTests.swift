@@ -219,6 +219,28 @@ struct SecurityScopeTests {
         }
     }
 
+    @Test("a document-scoped bookmark (relativeTo: with .withSecurityScope) follows a copy of the document's folder")
+    func documentScoped() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            try FileManager.default.createDirectory(atPath: volume.path("Project/media"), withIntermediateDirectories: true)
+            let document = URL(fileURLWithPath: volume.path("Project/story.doc"))
+            try Data("doc".utf8).write(to: document)
+            let image = URL(fileURLWithPath: volume.path("Project/media/cover.png"))
+            try Data("png".utf8).write(to: image)
+            let data = try image.bookmarkData(options: .withSecurityScope, includingResourceValuesForKeys: nil, relativeTo: document)
+            // A copy (new inodes) under another name, the original gone: only the base finds it.
+            try FileManager.default.copyItem(atPath: volume.path("Project"), toPath: volume.path("Project copy"))
+            try FileManager.default.removeItem(atPath: volume.path("Project"))
+            var isStale = false
+            let copyDocument = URL(fileURLWithPath: volume.path("Project copy/story.doc"))
+            let url = try URL(resolvingBookmarkData: data, options: .withSecurityScope, relativeTo: copyDocument, bookmarkDataIsStale: &isStale)
+            #expect(url.path == volume.path("Project copy/media/cover.png"))
+            #expect(isStale)
+            #expect(url.startAccessingSecurityScopedResource())
+            url.stopAccessingSecurityScopedResource()
+        }
+    }
+
     @Test("the registry is bounded: the oldest URL with no access started is dropped; started ones never are")
     func registryBound() throws {
         let registry = ScopeRegistry(capacity: 3)
