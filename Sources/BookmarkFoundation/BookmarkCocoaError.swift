@@ -72,14 +72,16 @@
     ///
     /// | `SecurityScopeError.Code` | Cocoa code |
     /// |---|---|
-    /// | `unsigned`, `tampered`, `signatureMismatch` | `.fileReadCorruptFile` (259), as macOS fails data of another application or changed data |
-    /// | `keyRejected`, `outsideScope` | `.fileReadNoPermission` (257) |
+    /// | `unsigned`, `tampered`, `signatureMismatch` | `.fileReadCorruptFile` (259): the code macOS gives data that is not valid bookmark data (Apple documents that another application's scoped data "fails to resolve"; its code is not documented) |
+    /// | `keyRejected` | `.fileReadUnknown` (256) with "Failed to retrieve app-scope key", as macOS reports a missing app-scope key |
+    /// | `outsideScope` | `.fileReadNoPermission` (257) |
     /// | `readOnlyScope` | `.fileWriteNoPermission` (513) |
     /// | `resolution` | the code of its `BookmarkError` when resolving (table above) |
     func cocoaCode(for error: SecurityScopeError) -> CocoaError.Code {
         switch error.code {
         case .unsigned, .tampered, .signatureMismatch: return .fileReadCorruptFile
-        case .keyRejected, .outsideScope: return .fileReadNoPermission
+        case .keyRejected: return .fileReadUnknown
+        case .outsideScope: return .fileReadNoPermission
         case .readOnlyScope: return .fileWriteNoPermission
         case .resolution: return error.bookmarkError.map { cocoaCode(for: $0.code, .resolving) } ?? .fileReadUnknown
         }
@@ -96,7 +98,9 @@
             if error.code == .resolution, let underlying = error.bookmarkError {
                 return .bookmark(underlying, .resolving, url: url)
             }
-            var info: [String: Any] = [NSUnderlyingErrorKey: error, NSDebugDescriptionErrorKey: error.description]
+            // macOS says "Failed to retrieve app-scope key" when it has no key to sign or verify with.
+            let sentence = error.code == .keyRejected ? "Failed to retrieve app-scope key: \(error.message)" : error.description
+            var info: [String: Any] = [NSUnderlyingErrorKey: error, NSDebugDescriptionErrorKey: sentence]
             if let url {
                 info[NSURLErrorKey] = url
                 info[NSFilePathErrorKey] = url.path

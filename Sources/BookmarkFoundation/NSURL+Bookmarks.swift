@@ -107,8 +107,8 @@
                 return false
             }
             guard url.isFileURL else { return fail(unusable(url)) }
-            if isFileReferenceURL() {
-                guard let reference = FileReferenceURL(string: url.absoluteString), reference.filePath != nil else {
+            if let reference = fileReference(of: url) {
+                guard reference.filePath != nil else {
                     return fail(CocoaError(.fileReadNoSuchFile, userInfo: [NSURLErrorKey: url]))
                 }
                 return true

@@ -32,8 +32,9 @@
     /// (`$HOME/.local/share/…` when `XDG_DATA_HOME` is unset): 32 random bytes, created on first
     /// use exclusively with mode 0600 in a directory made with mode 0700, owned by the user. Every
     /// load checks, on the opened file, that it is a regular file owned by the effective user with
-    /// no group or other permission and exactly 32 bytes; anything else is refused
-    /// (`CocoaError.fileReadNoPermission`, underlying `SecurityScopeError.keyRejected`).
+    /// no group or other permission and exactly 32 bytes; anything else is refused with
+    /// `CocoaError.fileReadUnknown` and "Failed to retrieve app-scope key" (macOS's words when it
+    /// has no key), underlying `SecurityScopeError.keyRejected`. The key is loaded once per process.
     ///
     /// **What it protects against.** Data forged or changed by anyone who cannot read the key
     /// (another user, a file synced from elsewhere, a corrupted store), and data of one application

@@ -66,8 +66,9 @@
         ///   not mounted, `.fileReadUnknown` when a FUSE or network volume does not answer in time
         ///   (underlying code `volumeNotResponding`), `.fileReadCorruptFile` when `data` is not bookmark data
         ///   or, with `.withSecurityScope`, is unsigned, changed or of another application
-        ///   (underlying `SecurityScopeError`), `.fileReadNoPermission` (also for a signing key that
-        ///   is not the user's own, mode 0600), `.fileReadUnsupportedScheme` for a non-file `url`; the
+        ///   (underlying `SecurityScopeError`), `.fileReadUnknown` with "Failed to retrieve
+        ///   app-scope key" for a signing key that is not the user's own (mode 0600),
+        ///   `.fileReadNoPermission`, `.fileReadUnsupportedScheme` for a non-file `url`; the
         ///   `BookmarkError` (with the last known path and volume) is in `userInfo[NSUnderlyingErrorKey]`.
         ///   After a failure, `URL.resourceValues(forKeys:fromBookmarkData:)` still reads the last
         ///   known path (`pathKey`) from the data, as Apple's documentation advises.
@@ -120,7 +121,17 @@
     /// not UTF-8 (`file:///tmp/caf%E9.txt`), which is how this module returns such names.
     func fileSystemPath(of url: URL) -> FilePath? {
         guard url.isFileURL else { return nil }
-        guard let bytes = percentDecoded(url.absoluteURL.path(percentEncoded: true)), !bytes.isEmpty else { return nil }
+        let encoded = url.absoluteURL.path(percentEncoded: true)
+        // A file-reference URL (`/.file/id=…`, or a path URL `NSURL.fileReferenceURL()` made) names
+        // the file where it is now, as on macOS, where Foundation turns one into the current path.
+        // (One that no longer resolves falls through: its path names nothing, so the call fails
+        // with "no such file".)
+        if url.baseURL != nil || encoded.hasPrefix("/.file/id="), fileReference(of: url) != nil,
+            let current = try? currentFilePathURL(ofReference: url)
+        {
+            return fileSystemPath(of: current)
+        }
+        guard let bytes = percentDecoded(encoded), !bytes.isEmpty else { return nil }
         return PathBytes(bytes).filePath
     }
 

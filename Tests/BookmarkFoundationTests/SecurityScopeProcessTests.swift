@@ -78,7 +78,7 @@ struct SecurityScopeProcessTests {
         }
     }
 
-    @Test("as uid 65534: the key is the user's own (0600 in a 0700 directory); a key readable by others is refused (257)")
+    @Test("as uid 65534: the key is the user's own (0600 in a 0700 directory); a key readable by others is refused (256, 'Failed to retrieve app-scope key')")
     func unprivilegedKey() throws {
         if let reason = Unprivileged.unavailableReason {
             print("skipped: \(reason)")
@@ -108,8 +108,8 @@ struct SecurityScopeProcessTests {
 
             // A key others can read is refused, not used.
             chmod(keyPath, 0o644)
-            #expect(try ScopeProbe.run(probe, keys: keys, ["resolve", data], unprivileged: true) == "error 257")
-            #expect(try ScopeProbe.run(probe, keys: keys, ["make", file], unprivileged: true) == "error 257")
+            #expect(try ScopeProbe.run(probe, keys: keys, ["resolve", data], unprivileged: true) == "error 256")
+            #expect(try ScopeProbe.run(probe, keys: keys, ["make", file], unprivileged: true) == "error 256")
         }
     }
 }
