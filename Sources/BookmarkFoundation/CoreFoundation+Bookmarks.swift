@@ -151,8 +151,7 @@
             guard let path = fileSystemPath(of: url as URL) else { throw unusable(url as URL) }
             switch Result(catching: { () throws(BookmarkError) -> FileReferenceURL in try FileReferenceURL(for: path) }) {
             case .success(let reference):
-                guard let made = NSURL(string: reference.string) else { return nil }
-                return made
+                return FileReferenceNSURL(reference: reference)
             case .failure(let failure):
                 throw CocoaError.bookmark(failure, .creating, url: url as URL)
             }
@@ -168,6 +167,7 @@
         reporting(error) { () throws -> CFURL? in
             guard let url else { return nil }
             guard url.isFileURL else { throw unusable(url as URL) }
+            if let reference = url as? FileReferenceNSURL { return try reference.currentPathURL() as NSURL }
             guard url.isFileReferenceURL() else { return url.copy() as? NSURL }
             return try currentFilePathURL(ofReference: url as URL) as NSURL
         }

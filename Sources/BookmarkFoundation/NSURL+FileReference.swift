@@ -41,7 +41,7 @@
         /// Whether this URL is a file-reference URL (`file:///.file/id=…`, or one that
         /// ``fileReferenceURL()`` made): Apple's `NSURL.isFileReferenceURL()` on Linux.
         public func isFileReferenceURL() -> Bool {
-            fileReference(of: self as URL) != nil
+            self is FileReferenceNSURL || fileReference(of: self as URL) != nil
         }
     }
 

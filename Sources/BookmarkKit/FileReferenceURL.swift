@@ -197,7 +197,8 @@ extension FileReferenceURL {
     public func resolve(budget: SearchBudget = .default, useHandles: Bool = true, volumes: MountedVolumes? = nil)
         throws(BookmarkError) -> FileReferenceResolution
     {
-        if let path = try FileReferenceCache.shared.verifiedPath(for: self) {
+        var lastKnown: [UInt8]?
+        if let path = try FileReferenceCache.shared.verifiedPath(for: self, lastKnown: &lastKnown) {
             return FileReferenceResolution(path: FilePath(bytes: path), method: .cache, entriesSearched: 0)
         }
         let directory: MountedVolumes
@@ -212,20 +213,25 @@ extension FileReferenceURL {
                 "the mount \(mountID) this reference was made on is gone (unmounted, remounted or rebooted); "
                     + "file-reference URLs do not outlive a mount: use a bookmark")
         }
-        guard entry.mayBlock else { return try resolve(on: entry, root: root, volumes: directory, budget: budget, useHandles: useHandles) }
+        guard entry.mayBlock else {
+            return try resolve(
+                on: entry, root: root, volumes: directory, budget: budget, useHandles: useHandles, lastKnown: lastKnown)
+        }
         // On FUSE or network: watched, with the search budget on top of the response timeout.
         let reference = self
+        let start = lastKnown
         return try VolumeGuard.run(
             on: VolumeWatchdog.Mount(entry), timeout: .seconds(2) + budget.time, path: entry.mountPoint
         ) { () throws(BookmarkError) -> FileReferenceResolution in
-            try reference.resolve(on: entry, root: root, volumes: directory, budget: budget, useHandles: useHandles)
+            try reference.resolve(
+                on: entry, root: root, volumes: directory, budget: budget, useHandles: useHandles, lastKnown: start)
         }
     }
 
     /// The rest of ``resolve(budget:useHandles:volumes:)``, on the mount found; closes `root`.
     private func resolve(
         on entry: MountEntry, root: OwnedDescriptor, volumes directory: MountedVolumes, budget: SearchBudget,
-        useHandles: Bool
+        useHandles: Bool, lastKnown: [UInt8]?
     ) throws(BookmarkError) -> FileReferenceResolution {
         defer { try? root.close() }
         // `open_by_handle_at` and the walk need a real descriptor of the mount's root, not `O_PATH`.
@@ -240,7 +246,7 @@ extension FileReferenceURL {
         if useHandles, let found = openByHandle(root: readable, volume: volume) {
             return found
         }
-        return try search(root: readable, entry: entry, volume: volume, budget: budget)
+        return try search(root: readable, entry: entry, volume: volume, budget: budget, from: lastKnown)
     }
 
     /// The current path (`filePathURL`), or `nil` when it cannot be resolved.
@@ -328,7 +334,14 @@ extension FileReferenceURL {
     }
 
     /// The bounded `d_ino` walk of the mount, confirmed by identity.
-    func search(root: OwnedDescriptor, entry: MountEntry, volume: Volume, budget: SearchBudget)
+    ///
+    /// With a last-known path on this mount (the object was found there earlier in this process),
+    /// the walk goes outward from that path's directory: its subtree, then the parent's other
+    /// entries, and so on up to the mount point, as a bookmark's search does. A file moved near
+    /// where it was is found after a few entries even on a large volume, where a walk from the
+    /// mount's root can run out of budget first. The outward walk ends with the mount's root, so
+    /// it covers the whole mount; the walk from the root is the fallback when no ancestor opens.
+    func search(root: OwnedDescriptor, entry: MountEntry, volume: Volume, budget: SearchBudget, from lastKnown: [UInt8]? = nil)
         throws(BookmarkError) -> FileReferenceResolution
     {
         if let status = try? root.status(), status.inode == inode, isDirectory {
@@ -339,14 +352,37 @@ extension FileReferenceURL {
         var foundPath: [UInt8]?
         let wanted = inode
         let reference = self
-        let found: Bool
+        let interesting: (DirectoryEntry) -> Bool = { $0.inode == wanted }
+        let examine: (DirectoryEntry, OwnedDescriptor, [UInt8]) -> Bool = { hit, directory, directoryPath in
+            guard let opened = try? directory.openChild(hit.name, options: [.pathOnly]) else { return false }
+            defer { try? opened.close() }
+            guard reference.matches(opened, volume: volume) else { return false }
+            foundPath = PathBytes(directoryPath).appending(hit.name).bytes
+            return true
+        }
+        var found = false
         do {
-            found = try walker.walk(root, path: entry.mountPoint, interesting: { $0.inode == wanted }) {
-                hit, directory, directoryPath in
-                guard let opened = try? directory.openChild(hit.name, options: [.pathOnly]) else { return false }
-                guard reference.matches(opened, volume: volume) else { return false }
-                foundPath = PathBytes(directoryPath).appending(hit.name).bytes
-                return true
+            var coveredMount = false
+            let mountPoint = PathBytes(entry.mountPoint)
+            if let lastKnown, PathBytes(lastKnown).isWithin(mountPoint), lastKnown != entry.mountPoint {
+                var current = PathBytes(lastKnown).parent
+                var skip: UInt64?
+                while !found {
+                    if let directory = try? Directory.current.open(
+                        bytes: current.bytes, options: [.readOnly, .directory, .nonBlocking])
+                    {
+                        defer { try? directory.close() }
+                        found = try walker.walk(
+                            directory, path: current.bytes, skipping: skip, interesting: interesting, examine: examine)
+                        skip = (try? directory.status())?.inode
+                        if current == mountPoint { coveredMount = true }
+                    }
+                    if current == mountPoint || current.bytes.count <= mountPoint.bytes.count { break }
+                    current = current.parent
+                }
+            }
+            if !found && !coveredMount {
+                found = try walker.walk(root, path: entry.mountPoint, interesting: interesting, examine: examine)
             }
         } catch {
             switch error {
@@ -422,8 +458,11 @@ final class FileReferenceCache: Sendable {
     ///
     /// - Throws: ``BookmarkError`` `volumeNotResponding` when the path is on a FUSE or network
     ///   volume that does not answer.
-    func verifiedPath(for reference: FileReferenceURL) throws(BookmarkError) -> [UInt8]? {
+    /// - Parameter lastKnown: Set to the cached path when there is one, verified or not: where a
+    ///   search for a moved object starts.
+    func verifiedPath(for reference: FileReferenceURL, lastKnown: inout [UInt8]?) throws(BookmarkError) -> [UInt8]? {
         guard let entry = state.withLock({ $0.entries[reference] }) else { return nil }
+        lastKnown = entry.path
         guard let watched = entry.watched else { return verify(entry, for: reference) }
         return try VolumeGuard.run(on: watched, timeout: .seconds(2), path: entry.path) {
             () throws(BookmarkError) -> [UInt8]? in self.verify(entry, for: reference)

@@ -103,13 +103,14 @@ enum CFBookmarks {
         return data.takeRetainedValue() as Data
     }
 
-    static func fileReference(_ url: URL) -> URL? {
-        CFURLCreateFileReferenceURL(kCFAllocatorDefault, url as CFURL, nil)?.takeRetainedValue() as URL?
+    // A reference stays a CFURL: bridging it to URL gives the file's path URL, on macOS as here.
+    static func fileReference(_ url: CFURL) -> CFURL? {
+        CFURLCreateFileReferenceURL(kCFAllocatorDefault, url, nil)?.takeRetainedValue()
     }
 
-    static func currentPath(of reference: URL) -> String? {
-        guard CFURLIsFileReferenceURL(reference as CFURL),
-            let url = CFURLCreateFilePathURL(kCFAllocatorDefault, reference as CFURL, nil)
+    static func currentPath(of reference: CFURL) -> String? {
+        guard CFURLIsFileReferenceURL(reference),
+            let url = CFURLCreateFilePathURL(kCFAllocatorDefault, reference, nil)
         else { return nil }
         return (url.takeRetainedValue() as URL).path
     }

@@ -67,3 +67,64 @@ struct FileReferenceAPITests {
         }
     }
 }
+
+/// What macOS code asks of a reference kept as an `NSURL` (`fileReferenceURL() as NSURL?`,
+/// `CFURLCreateFileReferenceURL`): every member answers, none traps, and the location ones follow
+/// the file.
+@Suite("A file reference kept as an NSURL, as macOS code keeps one", .serialized, .requiresRealVolumes)
+struct FileReferenceNSURLTests {
+    @Test("url.fileReferenceURL() as NSURL? keeps the reference; path, filePathURL, bridging and resource calls follow the file")
+    func keptAsNSURL() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let file = URL(fileURLWithPath: volume.path("kept.txt"))
+            try Data("kept".utf8).write(to: file)
+            let reference = try #require((file as NSURL).fileReferenceURL() as NSURL?)
+            #expect(reference.isFileReferenceURL())
+            #expect(reference.relativeString.hasPrefix("file:///.file/id="))
+            #expect(reference.description == reference.relativeString)
+            #expect(reference.isFileURL)
+            #expect(reference.scheme == "file")
+            #expect(reference.path == file.path)
+            // Without the cast, Swift picks the URL-returning method, as on macOS.
+            let plain = (file as NSURL).fileReferenceURL()
+            #expect(type(of: plain) == URL?.self)
+
+            try FileManager.default.createDirectory(atPath: volume.path("moved"), withIntermediateDirectories: true)
+            let moved = volume.path("moved/kept renamed.txt")
+            try FileManager.default.moveItem(atPath: file.path, toPath: moved)
+            #expect(reference.path == moved)
+            #expect(reference.filePathURL?.path == moved)
+            #expect(reference.absoluteURL?.path == moved)
+            #expect(reference.standardized?.path == moved)
+            #expect(reference.lastPathComponent == "kept renamed.txt")
+            #expect((reference as URL).path == moved)
+            #expect(FileManager.default.fileExists(atPath: try #require(reference.path)))
+            #expect(try reference.checkResourceIsReachable())
+            let size = try reference.resourceValues(forKeys: [.fileSizeKey])[.fileSizeKey] as? NSNumber
+            #expect(size?.intValue == 4)
+            #expect(reference.isEqual(reference.copy()))
+            _ = reference.hash
+            // The module's own calls follow it too.
+            #expect(try Data(contentsOf: reference as URL) == Data("kept".utf8))
+            let bookmark = try reference.bookmarkData(options: [], includingResourceValuesForKeys: nil, relativeTo: nil)
+            var stale = false
+            #expect(try URL(resolvingBookmarkData: bookmark, bookmarkDataIsStale: &stale).path == moved)
+            #expect(reference.fileReferenceURL() as NSURL? === reference)
+
+            try FileManager.default.removeItem(atPath: moved)
+            #expect(reference.path == nil)
+            #expect(reference.filePathURL == nil)
+            #expect(reference.isFileReferenceURL())
+            #expect(reference.description.hasPrefix("file:///.file/id="))
+            #expect(throws: (any Error).self) { try reference.checkResourceIsReachable() }
+        }
+    }
+
+    @Test("a URL that is not a file URL, or names nothing, has no NSURL reference")
+    func noReference() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            #expect((URL(fileURLWithPath: volume.path("missing")) as NSURL).fileReferenceURL() as NSURL? == nil)
+            #expect((URL(string: "https://example.com/")! as NSURL).fileReferenceURL() as NSURL? == nil)
+        }
+    }
+}

@@ -117,6 +117,39 @@ struct FileReferenceURLTests {
         }
     }
 
+    @Test("without handles the search starts where the object was last seen: a nearby move is found in a few entries of a large volume")
+    func searchGoesOutwardFromLastKnownPath() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let tree = Tree(root: volume.path("t"))
+            try tree.file("docs/report.txt")
+            try tree.shell("mkdir -p big && cd big && seq 0 2999 | xargs touch")
+            let reference = try FileReferenceURL(for: FilePath(tree.path("docs/report.txt")))
+            #expect(try reference.resolve().method == .cache)
+
+            try tree.move("docs/report.txt", "docs/2024/report final.txt")
+            let small = SearchBudget(time: .seconds(2), entries: 50)
+            let near = try reference.resolve(budget: small, useHandles: false)
+            #expect(near.path == FilePath(tree.path("docs/2024/report final.txt")))
+            #expect(near.method == .search)
+            #expect(near.entriesSearched < 50, "walked \(near.entriesSearched) entries")
+
+            // Moved far away: the outward walk ends at the mount's root, so the whole mount is covered.
+            try tree.move("docs/2024/report final.txt", "big/archive/report.txt")
+            let far = try reference.resolve(useHandles: false)
+            #expect(far.path == FilePath(tree.path("big/archive/report.txt")))
+            #expect(far.entriesSearched > 3000)
+
+            try tree.remove("big/archive/report.txt")
+            let outcome = Result { () throws(BookmarkError) in try reference.resolve(useHandles: false) }
+            guard case .failure(let error) = outcome else {
+                Issue.record("a deleted file resolved: \(outcome)")
+                return
+            }
+            #expect(error.code == .notFound)
+            #expect(!error.searchExhausted)
+        }
+    }
+
     @Test("a deleted object is notFound, also when another file takes its name", arguments: fileSystems)
     func deleted(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in
