@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "FileIdentity", targets: ["FileIdentity"]),
         .library(name: "BookmarkFormat", targets: ["BookmarkFormat"]),
         .library(name: "BookmarkKit", targets: ["BookmarkKit"]),
+        .library(name: "Documents", targets: ["Documents"]),
         .library(name: "BookmarkFoundation", targets: ["BookmarkFoundation"]),
         .executable(name: "bookmark", targets: ["bookmark"]),
     ],
@@ -65,8 +66,16 @@ let package = Package(
 
         // Apple's URL bookmark API on Linux (everything inside is `#if os(Linux)`).
         .target(
+            name: "Documents",
+            dependencies: [
+                "SecureFiles",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .target(
             name: "BookmarkFoundation",
             dependencies: [
+                "Documents",
                 "BookmarkKit",
                 "BookmarkFormat",
                 "SecureFiles",
@@ -160,6 +169,10 @@ let package = Package(
         .testTarget(
             name: "BookmarkCLITests",
             dependencies: ["bookmark", "VolumeFixtures", "BookmarkFormat"]
+        ),
+        .testTarget(
+            name: "DocumentsTests",
+            dependencies: ["Documents", "BookmarkFoundation", "SecureFiles", "VolumeFixtures"]
         ),
         .testTarget(
             name: "BookmarkFoundationTests",

@@ -90,6 +90,11 @@ enum Sys {
         throughSeam("fchmod", descriptor: fd, mode: UInt32(mode)) { Glibc.fchmod(fd, mode) }
     }
 
+    /// futimens(2): `times` is the access time then the modification time (`UTIME_OMIT` leaves one).
+    static func futimens(_ fd: CInt, _ times: UnsafePointer<timespec>) -> Result<CInt, Errno> {
+        throughSeam("futimens", descriptor: fd) { Glibc.futimens(fd, times) }
+    }
+
     /// fsync(2).
     static func fsync(_ fd: CInt) -> Result<CInt, Errno> {
         throughSeam("fsync", descriptor: fd) { Glibc.fsync(fd) }

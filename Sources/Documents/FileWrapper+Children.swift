@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+#if os(Linux)
+    import Foundation
+
+    /// A directory's children by key, with Apple's case-insensitive key comparison.
+    struct ChildTable {
+        private(set) var dictionary: [String: FileWrapper] = [:]
+        /// Lowercased key → key.
+        private var folded: [String: String] = [:]
+
+        func contains(_ key: String) -> Bool { folded[key.lowercased()] != nil }
+
+        func key(of child: FileWrapper) -> String? {
+            dictionary.first { $0.value === child }?.key
+        }
+
+        mutating func insert(_ child: FileWrapper, as key: String) {
+            dictionary[key] = child
+            folded[key.lowercased()] = key
+        }
+
+        mutating func remove(_ key: String) {
+            dictionary[key] = nil
+            folded[key.lowercased()] = nil
+        }
+
+        /// `preferred` if free, else `"<n>__#$!@%!#__<preferred>"` for the first free n = 1, 2, …
+        func uniqueKey(for preferred: String) -> String {
+            guard contains(preferred) else { return preferred }
+            var counter = 1
+            while contains("\(counter)\(FileWrapper.uniquingInfix)\(preferred)") { counter += 1 }
+            return "\(counter)\(FileWrapper.uniquingInfix)\(preferred)"
+        }
+    }
+
+    extension FileWrapper {
+        /// Adds a child under its preferred filename, uniqued if that key is taken (case-insensitively),
+        /// and returns the key. Adding a child that is already here returns its key. The directory's
+        /// recorded modification date is removed, as Apple does.
+        ///
+        /// Apple raises when the receiver is not a directory or the child has no preferred filename;
+        /// here the first returns `""` and adds nothing, the second adds the child as `"Untitled"`.
+        @discardableResult
+        public func addFileWrapper(_ child: FileWrapper) -> String {
+            locked {
+                guard kind == .directory else { return "" }
+                var table = loadedChildren() ?? ChildTable()
+                if let existing = table.key(of: child) { return existing }
+                let preferred = child.locked { child.storedPreferredFilename }.flatMap { $0.isEmpty ? nil : $0 } ?? "Untitled"
+                let key = table.uniqueKey(for: preferred)
+                table.insert(child, as: key)
+                storedChildren = table
+                child.locked { child.parents.append(WeakWrapper(wrapper: self)) }
+                storedAttributes[FileAttributeKey.modificationDate.rawValue] = nil
+                return key
+            }
+        }
+
+        /// Adds a new regular-file child with these contents and preferred filename; returns its key.
+        @discardableResult
+        public func addRegularFile(withContents data: Data, preferredFilename fileName: String) -> String {
+            let child = FileWrapper(regularFileWithContents: data)
+            child.preferredFilename = fileName
+            return addFileWrapper(child)
+        }
+
+        /// Removes a child (found by identity, not by name). The directory's recorded modification
+        /// date is removed, as Apple does.
+        public func removeFileWrapper(_ child: FileWrapper) {
+            locked {
+                guard kind == .directory, var table = loadedChildren(), let key = table.key(of: child) else { return }
+                table.remove(key)
+                storedChildren = table
+                child.locked { child.parents.removeAll { $0.wrapper === self || $0.wrapper == nil } }
+                storedAttributes[FileAttributeKey.modificationDate.rawValue] = nil
+            }
+        }
+
+        /// The key of a child, or `nil` when `child` is not a child of this wrapper.
+        public func keyForChildFileWrapper(_ child: FileWrapper) -> String? {
+            locked { storedChildren?.key(of: child) }
+        }
+
+        /// Removes and re-adds a child whose preferred filename changed.
+        func rekey(_ child: FileWrapper) {
+            guard var table = storedChildren, let key = table.key(of: child) else { return }
+            table.remove(key)
+            let preferred = child.storedPreferredFilename ?? key
+            table.insert(child, as: table.uniqueKey(for: preferred))
+            storedChildren = table
+        }
+    }
+#endif

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+#if os(Linux)
+    import Foundation
+    import SecureFiles
+
+    extension FileWrapper {
+        /// Whether the item at `url` still matches this wrapper, as Apple decides it: the same kind,
+        /// and a modification date within one second of the one recorded; for a directory, every child
+        /// held in memory matches too (contents are never compared, and a file added on disk shows only
+        /// through the directory's own date). Permissions are not compared, as in Apple's binary.
+        ///
+        /// `false` after ``addFileWrapper(_:)`` or ``removeFileWrapper(_:)``, which remove the
+        /// directory's recorded date, until it is read again or saved.
+        public func matchesContents(of url: URL) -> Bool {
+            locked { matches(Array(url.standardizedFileURL.path.utf8), exactly: false) }
+        }
+
+        /// The stricter check (a Linux addition): the same object as when it was read or written,
+        /// by device, inode, kind, size, modification and change time to the nanosecond, and birth
+        /// time; for a directory, every child in memory too. An edit that keeps the modification
+        /// time (`touch -r`) is caught: it changes the change time.
+        public func matchesContentsExactly(of url: URL) -> Bool {
+            locked { matches(Array(url.standardizedFileURL.path.utf8), exactly: true) }
+        }
+
+        private func matches(_ path: [UInt8], exactly: Bool) -> Bool {
+            guard let status = try? Directory.current.open(bytes: path, options: [.pathOnly, .noFollow]).status() else {
+                return false
+            }
+            let sameKind: Bool
+            switch (kind, status.kind) {
+            case (.regular, .regular), (.directory, .directory), (.symlink, .symlink): sameKind = true
+            default: sameKind = false
+            }
+            guard sameKind else { return false }
+            if exactly {
+                guard snapshot == Snapshot(status) else { return false }
+            } else {
+                guard let recorded = storedAttributes[FileAttributeKey.modificationDate.rawValue] as? Date,
+                    abs(recorded.timeIntervalSince1970 - status.modificationTime.date.timeIntervalSince1970) < 1.0
+                else { return false }
+            }
+            guard kind == .directory, let table = storedChildren else { return true }
+            for (key, child) in table.dictionary {
+                let name = child.keepsDiskName ? (child.diskName ?? Array(key.utf8)) : Array(key.utf8)
+                let childPath = PathBytes(path).appending(name).bytes
+                guard child.locked({ child.matches(childPath, exactly: exactly) }) else { return false }
+            }
+            return true
+        }
+    }
+#endif

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: Apache-2.0
+#if os(Linux)
+    import Foundation
+    import SecureFiles
+    import SystemPackage
+
+    extension FileWrapper {
+        /// Writes this wrapper to `url`.
+        ///
+        /// - With `.atomic`, a directory is built in a hidden sibling (`.<name>.<random>.saving`),
+        ///   synced (files, then directories from the bottom up), and swapped in with one
+        ///   `renameat2(RENAME_EXCHANGE)` (`RENAME_NOREPLACE` when nothing is there yet); the parent is
+        ///   synced and the old tree removed. A file or a link is written under a temporary name and
+        ///   renamed over. Readers see the old item or the new one, never a mix.
+        /// - Without `.atomic`, the item is created at `url` and the call fails with
+        ///   `.fileWriteFileExists` when something is there, as on macOS; a partly written directory
+        ///   is removed.
+        /// - With `originalContentsURL` (the package as last read or written), every regular file
+        ///   that is still exactly what was read there (same inode, size, modification and change
+        ///   time) and whose attributes were not set is hard-linked from it instead of written.
+        /// - With `.withNameUpdating`, every descendant's ``filename`` becomes its key afterwards, so
+        ///   the next save can link it.
+        ///
+        /// - Throws: `CocoaError` (`.fileWriteFileExists`, `.fileWriteNoPermission`,
+        ///   `.fileWriteOutOfSpace`, `.fileWriteVolumeReadOnly`, `.fileWriteUnknown`, or the read
+        ///   error of contents that a lazy read could not get), with the `FileSystemError` under
+        ///   `NSUnderlyingErrorKey`. Nothing at `url` is changed when it throws.
+        public func write(to url: URL, options: WritingOptions = [], originalContentsURL: URL?) throws {
+            let path = Array(url.standardizedFileURL.path.utf8)
+            guard url.isFileURL, PathBytes(path).isAbsolute, PathBytes(path).lastComponent != nil else {
+                throw CocoaError(.fileWriteInvalidFileName, userInfo: [NSURLErrorKey: url, NSFilePathErrorKey: url.path])
+            }
+            try locked { () throws -> Void in
+                let writer = PackageWriter(
+                    options: options, umask: (try? ProcessUmask.current()).flatMap { $0 } ?? 0o022, url: url)
+                try writer.write(self, to: path, original: originalContentsURL)
+            }
+        }
+    }
+
+    /// One write of a wrapper tree.
+    struct PackageWriter {
+        let options: FileWrapper.WritingOptions
+        let umask: UInt32
+        let url: URL
+
+        enum Failure: Error {
+            case system(FileSystemError)
+            case unreadable(FileWrapper, any Error)
+        }
+
+        func write(_ root: FileWrapper, to path: [UInt8], original: URL?) throws {
+            let target = PathBytes(path)
+            guard let name = target.lastComponent else { return }
+            do throws(FileSystemError) {
+                let parent = try Directory(opening: target.parent.filePath)
+                switch root.kind {
+                case .directory:
+                    let originalDirectory = original.flatMap { url -> OwnedDescriptor? in
+                        try? Directory.current.open(bytes: Array(url.standardizedFileURL.path.utf8), options: [.readOnly, .directory])
+                    }
+                    defer { try? originalDirectory?.close() }
+                    try writePackage(root, name: name, in: parent, original: originalDirectory, path: path)
+                case .regular:
+                    try writeFile(root, name: name, in: parent)
+                case .symlink:
+                    try writeLink(root, name: name, in: parent)
+                }
+            } catch {
+                if let unreadable = WriteAbort.current.withLock({ $0 }) {
+                    WriteAbort.current.withLock { $0 = nil }
+                    throw unreadable
+                }
+                throw CocoaError.writing(error, url: url)
+            }
+        }
+
+        // MARK: The package
+
+        private func writePackage(
+            _ root: FileWrapper, name: [UInt8], in parent: Directory, original: OwnedDescriptor?, path: [UInt8]
+        ) throws(FileSystemError) {
+            let exists = (try? parent.descriptor.openChild(name, options: [.pathOnly]))
+                .map { descriptor -> Bool in
+                    try? descriptor.close()
+                    return true
+                } ?? false
+            guard options.contains(.atomic) else {
+                if exists { throw FileSystemError(syscall: "mkdirat", errno: .fileExists, path: FilePath(bytes: path)) }
+                let made = try parent.createDirectory(FilePath(bytes: name), permissions: [.ownerReadWriteExecute])
+                do throws(FileSystemError) {
+                    try fill(made, with: root, original: original)
+                    try finish(made, root)
+                    try synchronize(parent)
+                } catch {
+                    try? parent.removeAll(bytes: name)
+                    throw error
+                }
+                refresh(root, written: made, source: PackageSource(root: path, components: []))
+                return
+            }
+            let stageName = Self.hiddenName(for: name, suffix: "saving")
+            let stage = try parent.createDirectory(FilePath(bytes: stageName), permissions: [.ownerReadWriteExecute])
+            do throws(FileSystemError) {
+                try fill(stage, with: root, original: original)
+                try finish(stage, root)
+                if exists {
+                    try exchange(stageName, name, in: parent)
+                } else {
+                    try parent.rename(FilePath(bytes: stageName), to: FilePath(bytes: name), mode: .noReplace)
+                }
+                try synchronize(parent)
+            } catch {
+                try? parent.removeAll(bytes: stageName)
+                throw error
+            }
+            // The old package now has the staging name.
+            if exists { try? parent.removeAll(bytes: stageName) }
+            refresh(root, written: stage, source: PackageSource(root: path, components: []))
+        }
+
+        /// Swaps the new tree in. Where the file system refuses `RENAME_EXCHANGE` (NFS, some FUSE
+        /// file systems), the old package is renamed aside first, then the new one in: a crash
+        /// between the two leaves `.<name>.<random>.backup` and no package (Docs/DOCUMENTS.md).
+        private func exchange(_ stageName: [UInt8], _ name: [UInt8], in parent: Directory) throws(FileSystemError) {
+            do throws(FileSystemError) {
+                try parent.rename(FilePath(bytes: stageName), to: FilePath(bytes: name), mode: .exchange)
+            } catch {
+                guard [.invalidArgument, .notSupported, .noFunction].contains(error.errno) else { throw error }
+                let backupName = Self.hiddenName(for: name, suffix: "backup")
+                try parent.rename(FilePath(bytes: name), to: FilePath(bytes: backupName), mode: .noReplace)
+                do throws(FileSystemError) {
+                    try parent.rename(FilePath(bytes: stageName), to: FilePath(bytes: name), mode: .noReplace)
+                } catch {
+                    try? parent.rename(FilePath(bytes: backupName), to: FilePath(bytes: name), mode: .noReplace)
+                    throw error
+                }
+                // Leave the old tree under the staging name, as an exchange does.
+                try parent.rename(FilePath(bytes: backupName), to: FilePath(bytes: stageName), mode: .noReplace)
+            }
+        }
+
+        /// Writes `node`'s children into the new directory `directory`.
+        private func fill(_ directory: Directory, with node: FileWrapper, original: OwnedDescriptor?) throws(FileSystemError) {
+            guard let table = node.loadedChildren() else { throw abort(node) }
+            for key in table.dictionary.keys.sorted() {
+                guard let child = table.dictionary[key] else { continue }
+                let name = child.keepsDiskName ? (child.diskName ?? Array(key.utf8)) : Array(key.utf8)
+                try child.locked { () throws(FileSystemError) -> Void in
+                    try write(child, as: name, in: directory, original: original)
+                }
+            }
+        }
+
+        private func write(_ child: FileWrapper, as name: [UInt8], in directory: Directory, original: OwnedDescriptor?)
+            throws(FileSystemError)
+        {
+            switch child.kind {
+            case .regular:
+                if let original, let linkName = linkableName(of: child, in: original) {
+                    try original.linkChild(linkName, into: directory.descriptor, as: name)
+                    return
+                }
+                guard let data = child.loadedContents() else { throw abort(child) }
+                let file = try directory.createFile(
+                    bytes: name, permissions: FilePermissions(rawValue: child.permissionsToWrite(umask: umask) & 0o777))
+                defer { try? file.close() }
+                try file.writeAll([UInt8](data))
+                if let time = child.modificationTimeToWrite { try file.setModificationTime(time) }
+                try file.synchronize()
+            case .symlink:
+                guard let target = child.loadedLinkTarget() else { throw abort(child) }
+                try directory.createSymlink(FilePath(bytes: name), target: target)
+            case .directory:
+                let made = try directory.createDirectory(FilePath(bytes: name), permissions: [.ownerReadWriteExecute])
+                let childOriginal = original.flatMap { original -> OwnedDescriptor? in
+                    guard let source = child.originalName else { return nil }
+                    return try? original.openChild(source, options: [.readOnly, .directory])
+                }
+                defer { try? childOriginal?.close() }
+                try fill(made, with: child, original: childOriginal)
+                try finish(made, child)
+            }
+        }
+
+        /// The name to link a regular file from in the original package, or `nil` to write it:
+        /// linked when it has a filename, its attributes were not set, and the object there is
+        /// exactly the one read (kind, inode, size, modification and change time, birth time). A
+        /// file whose contents were never read is linked as it is now, if it is still a regular
+        /// file: there are no other bytes in memory to prefer.
+        private func linkableName(of child: FileWrapper, in original: OwnedDescriptor) -> [UInt8]? {
+            guard !child.attributesEdited, let name = child.originalName,
+                let object = try? original.openChild(name, options: [.pathOnly])
+            else { return nil }
+            defer { try? object.close() }
+            guard let status = try? object.status(), status.kind == .regular else { return nil }
+            if child.storedContents == nil { return name }
+            return child.snapshot == Snapshot(status) ? name : nil
+        }
+
+        /// Sets a new directory's permissions and modification time, then syncs it (its children are
+        /// already synced: directories are synced from the bottom up).
+        private func finish(_ directory: Directory, _ node: FileWrapper) throws(FileSystemError) {
+            let readable = try directory.descriptor.reopen(options: [.readOnly, .directory])
+            defer { try? readable.close() }
+            try readable.setPermissions(node.permissionsToWrite(umask: umask))
+            if let time = node.modificationTimeToWrite { try readable.setModificationTime(time) }
+            try readable.synchronize()
+        }
+
+        private func synchronize(_ directory: Directory) throws(FileSystemError) {
+            let readable = try directory.descriptor.reopen(options: [.readOnly, .directory])
+            defer { try? readable.close() }
+            try readable.synchronize()
+        }
+
+        // MARK: A file or a link at the top
+
+        private func writeFile(_ node: FileWrapper, name: [UInt8], in parent: Directory) throws(FileSystemError) {
+            guard let data = node.loadedContents() else { throw abort(node) }
+            let permissions = FilePermissions(rawValue: node.permissionsToWrite(umask: umask) & 0o777)
+            if !options.contains(.atomic), (try? parent.descriptor.openChild(name, options: [.pathOnly])) != nil {
+                throw FileSystemError(syscall: "openat", errno: .fileExists, path: FilePath(bytes: name))
+            }
+            try parent.replace(FilePath(bytes: name), contents: [UInt8](data), options: ReplaceOptions(permissions: .exactly(permissions)))
+            if let time = node.modificationTimeToWrite {
+                let file = try parent.descriptor.openChild(name, options: .writeOnly)
+                defer { try? file.close() }
+                try file.setModificationTime(time)
+                try file.synchronize()
+            }
+            node.snapshot = (try? parent.descriptor.openChild(name, options: [.pathOnly]).status()).map(Snapshot.init)
+        }
+
+        private func writeLink(_ node: FileWrapper, name: [UInt8], in parent: Directory) throws(FileSystemError) {
+            guard let target = node.loadedLinkTarget() else { throw abort(node) }
+            guard options.contains(.atomic) else {
+                try parent.createSymlink(FilePath(bytes: name), target: target)
+                return
+            }
+            let temporary = Self.hiddenName(for: name, suffix: "saving")
+            try parent.createSymlink(FilePath(bytes: temporary), target: target)
+            do throws(FileSystemError) {
+                try parent.rename(FilePath(bytes: temporary), to: FilePath(bytes: name), mode: .replace)
+                try synchronize(parent)
+            } catch {
+                try? parent.remove(FilePath(bytes: temporary))
+                throw error
+            }
+        }
+
+        // MARK: After the write
+
+        /// Records what was written: each child's identity now (for the next save's link check), its
+        /// new place (for lazy reads), and with `.withNameUpdating` its filename.
+        private func refresh(_ node: FileWrapper, written directory: Directory, source: PackageSource) {
+            node.attributesEdited = false
+            node.source = source
+            node.lazyError = nil
+            if let status = try? directory.descriptor.status() {
+                node.snapshot = Snapshot(status)
+                node.storedAttributes = FileWrapper.attributes(of: status)
+            }
+            guard let table = node.storedChildren else { return }
+            for (key, child) in table.dictionary {
+                let name = child.keepsDiskName ? (child.diskName ?? Array(key.utf8)) : Array(key.utf8)
+                child.locked {
+                    child.attributesEdited = false
+                    if options.contains(.withNameUpdating) {
+                        child.storedFilename = String(decoding: name, as: UTF8.self)
+                        child.diskName = name
+                    }
+                    guard let object = try? directory.descriptor.openChild(name, options: [.pathOnly]) else { return }
+                    defer { try? object.close() }
+                    if let status = try? object.status() {
+                        child.snapshot = Snapshot(status)
+                        child.storedAttributes = FileWrapper.attributes(of: status)
+                    }
+                    child.source = source.appending(name)
+                    if child.kind == .directory, child.storedChildren != nil,
+                        let sub = try? directory.subdirectory(FilePath(bytes: name), policy: ResolutionPolicy(scope: .beneath, refusesSymlinks: true))
+                    {
+                        refresh(child, written: sub, source: source.appending(name))
+                    }
+                }
+            }
+        }
+
+        // MARK: Helpers
+
+        /// `.<name>.<random>.<suffix>`, cut to fit a 255-byte name.
+        static func hiddenName(for name: [UInt8], suffix: String) -> [UInt8] {
+            let tail = Array(".\(String(UInt32.random(in: .min ... .max), radix: 16)).\(suffix)".utf8)
+            return [0x2E] + name.prefix(255 - 1 - tail.count) + tail
+        }
+
+        /// Records that `node`'s contents could not be read (its lazy read failed), for the caller to
+        /// report as that read error, and stops the write.
+        private func abort(_ node: FileWrapper) -> FileSystemError {
+            let underlying = node.lazyError
+            let error = CocoaError(
+                .fileReadUnknown,
+                userInfo: [
+                    NSURLErrorKey: url, NSFilePathErrorKey: url.path,
+                    NSUnderlyingErrorKey: underlying.map { $0 as NSError } ?? NSError(domain: NSCocoaErrorDomain, code: 0),
+                    NSDebugDescriptionErrorKey: "the contents of a child could not be read",
+                ])
+            WriteAbort.current.withLock { $0 = error }
+            return (underlying as? FileSystemError) ?? FileSystemError(syscall: "read", errno: .ioError, path: nil)
+        }
+    }
+
+    /// The read error that stopped a write (writes run one at a time, under FileWrapper's lock).
+    enum WriteAbort {
+        static let current = Locked<CocoaError?>(nil)
+    }
+
+    extension FileWrapper {
+        /// The name to find this child under in the original package: its filename, as the exact
+        /// bytes read when they spell it.
+        var originalName: [UInt8]? {
+            guard let storedFilename else { return nil }
+            if let diskName, String(decoding: diskName, as: UTF8.self) == storedFilename { return diskName }
+            return Array(storedFilename.utf8)
+        }
+    }
+#endif

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: Apache-2.0
+#if os(Linux)
+    import Foundation
+    import SecureFiles
+
+    /// Apple's `FileWrapper` on Linux: a file, a directory (a package) or a symbolic link, held in
+    /// memory, read from and written to the file system through `SecureFiles`.
+    ///
+    /// The API is Apple's (Foundation's `FileWrapper`), with its naming rules: a child's dictionary
+    /// key is its preferred filename, uniqued as `"<n>__#$!@%!#__<name>"` when another child already
+    /// has that key, and keys compare case-insensitively. What Linux changes:
+    ///
+    /// - **Saving** (`write(to:options:originalContentsURL:)` with `.atomic`) builds the new package in
+    ///   a hidden sibling directory, hard-links unchanged files from the original, syncs files and
+    ///   directories, and swaps it in with one `renameat2(RENAME_EXCHANGE)`: a reader sees the old
+    ///   package or the new one, never a mix, and there is no moment without a package.
+    /// - **An unchanged file is linked only when it is exactly what was read**: same inode, size,
+    ///   modification and change time (nanoseconds), where Apple trusts the modification time to a
+    ///   second. A file edited in place behind the wrapper's back is written from memory instead, or,
+    ///   if its contents were never read, the save fails with a conflict.
+    /// - **Reading** never follows a symbolic link inside the package and never maps files (a file
+    ///   truncated by another process cannot raise `SIGBUS`); `.withoutMapping` is therefore always
+    ///   in effect.
+    ///
+    /// **Threads.** Apple's `FileWrapper` is not thread-safe. This one takes one process-wide lock
+    /// around every call, so it may be shared across tasks; calls on different wrappers wait for
+    /// each other, reads and writes of the disk included.
+    ///
+    /// Docs/DOCUMENTS.md describes the save algorithm, its crash states and what is not supported.
+    open class FileWrapper: @unchecked Sendable {
+        /// How ``init(url:options:)`` and ``read(from:options:)`` read.
+        public struct ReadingOptions: OptionSet, Sendable, Hashable {
+            /// The bits.
+            public let rawValue: UInt
+            /// Creates options from bits.
+            public init(rawValue: UInt) { self.rawValue = rawValue }
+            /// Read the whole tree now, so later accessors do not fail (Apple's bit 0).
+            public static let immediate = ReadingOptions(rawValue: 1 << 0)
+            /// Do not map files into memory (Apple's bit 1). Always the case here.
+            public static let withoutMapping = ReadingOptions(rawValue: 1 << 1)
+        }
+
+        /// How ``write(to:options:originalContentsURL:)`` writes.
+        public struct WritingOptions: OptionSet, Sendable, Hashable {
+            /// The bits.
+            public let rawValue: UInt
+            /// Creates options from bits.
+            public init(rawValue: UInt) { self.rawValue = rawValue }
+            /// All or nothing: the new item replaces the old one in one step (Apple's bit 0).
+            public static let atomic = WritingOptions(rawValue: 1 << 0)
+            /// After the write, every descendant's ``filename`` becomes its key, so the next save
+            /// can link it (Apple's bit 1).
+            public static let withNameUpdating = WritingOptions(rawValue: 1 << 1)
+        }
+
+        /// The uniquing infix Apple puts between the counter and the preferred name.
+        public static let uniquingInfix = "__#$!@%!#__"
+
+        /// The process-wide lock (see "Threads" above).
+        static let lock = NSRecursiveLock()
+
+        enum Kind: Sendable { case regular, directory, symlink }
+
+        var kind: Kind
+        var storedContents: Data?
+        var storedChildren: ChildTable?
+        var storedLinkTarget: [UInt8]?
+        var storedPreferredFilename: String?
+        var storedFilename: String?
+        /// The exact bytes of the on-disk name at the last read or write.
+        var diskName: [UInt8]?
+        var storedAttributes: [String: Any]
+        /// Set when ``fileAttributes`` was assigned: the next write writes this node (no link).
+        var attributesEdited = false
+        /// Where unread contents come from.
+        var source: PackageSource?
+        /// The object's identity and times at the last read or write.
+        var snapshot: Snapshot?
+        /// The error a lazy read met, reported again by the next write.
+        var lazyError: (any Error)?
+        /// Read with a key uniqued only because of a case collision on disk: written under its
+        /// on-disk name, so a case-sensitive directory survives a read and a write unchanged.
+        var keepsDiskName = false
+        var parents: [WeakWrapper] = []
+
+        init(kind: Kind, attributes: [String: Any]) {
+            self.kind = kind
+            self.storedAttributes = attributes
+        }
+
+        func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+            Self.lock.lock()
+            defer { Self.lock.unlock() }
+            return try body()
+        }
+
+        // MARK: Creating in memory
+
+        /// A directory wrapper holding these children. A child with no preferred filename gets its key
+        /// as one; keys that collide case-insensitively are uniqued, as Apple does.
+        public convenience init(directoryWithFileWrappers childrenByPreferredName: [String: FileWrapper]) {
+            self.init(kind: .directory, attributes: FileWrapper.defaultAttributes(.directory))
+            storedChildren = ChildTable()
+            for key in childrenByPreferredName.keys.sorted() {
+                guard let child = childrenByPreferredName[key] else { continue }
+                child.locked {
+                    if child.storedPreferredFilename?.isEmpty ?? true { child.storedPreferredFilename = key }
+                }
+                _ = addFileWrapper(child)
+            }
+        }
+
+        /// A regular-file wrapper holding a copy of `contents`. Its modification date is now, as
+        /// Apple's is; it has no preferred filename.
+        public convenience init(regularFileWithContents contents: Data) {
+            self.init(kind: .regular, attributes: FileWrapper.defaultAttributes(.regular))
+            storedContents = contents
+        }
+
+        /// A symbolic-link wrapper; a write creates the link with `url.relativePath` as its text.
+        public convenience init(symbolicLinkWithDestinationURL url: URL) {
+            self.init(kind: .symlink, attributes: FileWrapper.defaultAttributes(.symlink))
+            storedLinkTarget = Array(url.relativePath.utf8)
+        }
+
+        // MARK: Kind
+
+        /// Whether this is a directory (a package).
+        open var isDirectory: Bool { locked { kind == .directory } }
+        /// Whether this is a regular file.
+        open var isRegularFile: Bool { locked { kind == .regular } }
+        /// Whether this is a symbolic link.
+        open var isSymbolicLink: Bool { locked { kind == .symlink } }
+
+        // MARK: Names
+
+        /// The name this wrapper would like in its parent. Setting it makes every parent re-add the
+        /// child, which may give it a new, uniqued key. Apple raises on `nil` or `""`; here such a
+        /// value is ignored.
+        open var preferredFilename: String? {
+            get { locked { storedPreferredFilename } }
+            set {
+                guard let newValue, !newValue.isEmpty else { return }
+                locked {
+                    guard newValue != storedPreferredFilename else { return }
+                    storedPreferredFilename = newValue
+                    for parent in parents.compactMap(\.wrapper) {
+                        parent.rekey(self)
+                    }
+                }
+            }
+        }
+
+        /// The name on disk at the last read or write (`nil` for a wrapper made in memory). To know
+        /// the name a child is about to be written under, ask its parent's
+        /// ``keyForChildFileWrapper(_:)``.
+        open var filename: String? {
+            get { locked { storedFilename } }
+            set { locked { storedFilename = newValue; diskName = newValue.map { Array($0.utf8) } } }
+        }
+
+        // MARK: Contents
+
+        /// The children by key (a copy); read from disk on first use. `nil` for a wrapper that is not a
+        /// directory, or when that read fails (the error is reported again by the next write).
+        open var fileWrappers: [String: FileWrapper]? {
+            locked {
+                guard kind == .directory else { return nil }
+                guard let table = loadedChildren() else { return nil }
+                return table.dictionary
+            }
+        }
+
+        /// The contents of a regular file, read on first use; `nil` for another kind or when that
+        /// read fails (the error is reported again by the next write).
+        open var regularFileContents: Data? {
+            locked {
+                guard kind == .regular else { return nil }
+                return loadedContents()
+            }
+        }
+
+        /// The destination of a symbolic link, as written in the link (a relative one stays
+        /// relative: its `relativePath` is the link's text).
+        open var symbolicLinkDestinationURL: URL? {
+            locked {
+                guard kind == .symlink, let target = loadedLinkTarget() else { return nil }
+                return URL(fileURLWithPath: String(decoding: target, as: UTF8.self))
+            }
+        }
+
+        /// The link's text as its exact bytes (a Linux addition: names need not be UTF-8).
+        public var symbolicLinkDestinationBytes: [UInt8]? {
+            locked { kind == .symlink ? loadedLinkTarget() : nil }
+        }
+    }
+
+    /// A weak reference to a parent wrapper.
+    struct WeakWrapper {
+        weak var wrapper: FileWrapper?
+    }
+#endif

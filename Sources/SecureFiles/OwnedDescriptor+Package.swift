@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+import Glibc
+import SystemPackage
+
+/// What a package writer needs beyond creating entries: a second name for an existing file, a link's
+/// text, and a file's mode and modification time set through its descriptor.
+extension OwnedDescriptor {
+    /// Gives the entry `name` of this directory a second name, `newName` in `directory`: the same
+    /// inode, nothing copied. A symbolic link is linked as the link itself, never followed.
+    ///
+    /// The corresponding C function is `linkat` (flags 0).
+    ///
+    /// - Throws: ``FileSystemError``: `EXDEV` across file systems (and btrfs subvolumes), `EEXIST`
+    ///   when `newName` exists, `EPERM` where the file system or `protected_hardlinks` refuses.
+    public func linkChild(_ name: [UInt8], into directory: OwnedDescriptor, as newName: [UInt8]) throws(FileSystemError) {
+        guard PathComponents.isPlainName(name), PathComponents.isPlainName(newName) else {
+            throw FileSystemError(syscall: "linkat", errno: .invalidArgument, path: FilePath(bytes: newName))
+        }
+        let from = try raw("linkat")
+        let to = try directory.raw("linkat")
+        let result = withCName(name) { old in withCName(newName) { Sys.linkat(from, old, to, $0, 0) } }
+        if case .failure(let errno) = result {
+            throw FileSystemError(syscall: "linkat", errno: errno, path: FilePath(bytes: newName))
+        }
+    }
+
+    /// The exact bytes of the symbolic link `name` in this directory (up to 4,096).
+    ///
+    /// The corresponding C function is `readlinkat`.
+    public func symlinkTarget(ofChild name: [UInt8]) throws(FileSystemError) -> [UInt8] {
+        guard PathComponents.isPlainName(name) else {
+            throw FileSystemError(syscall: "readlinkat", errno: .invalidArgument, path: FilePath(bytes: name))
+        }
+        return try Self.readLink(FilePath(bytes: name), relativeTo: self)
+    }
+
+    /// Sets exactly these permission bits (the umask does not apply).
+    ///
+    /// The corresponding C function is `fchmod`.
+    public func setPermissions(_ permissions: UInt32) throws(FileSystemError) {
+        guard permissions & ~0o7777 == 0 else {
+            throw FileSystemError(syscall: "fchmod", errno: .invalidArgument, path: openedPath)
+        }
+        _ = try using("fchmod") { Sys.fchmod($0, mode_t(permissions)) }
+    }
+
+    /// Sets the modification time (the access time is left as it is).
+    ///
+    /// The corresponding C function is `futimens`.
+    public func setModificationTime(_ time: Timestamp) throws(FileSystemError) {
+        let omit = Int((1 << 30) - 2)  // UTIME_OMIT
+        let times = [timespec(tv_sec: 0, tv_nsec: omit), timespec(tv_sec: Int(time.seconds), tv_nsec: Int(time.nanoseconds))]
+        _ = try using("futimens") { fd in
+            times.withUnsafeBufferPointer { buffer -> Result<CInt, Errno> in
+                guard let base = buffer.baseAddress else { return .failure(.invalidArgument) }
+                return Sys.futimens(fd, base)
+            }
+        }
+    }
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+import Documents
+import Foundation
+import SecureFiles
+import Testing
+import VolumeFixtures
+
+/// Saving packages on real volumes: the atomic swap, hard links for unchanged children, name
+/// updating, attribute edits, edits made behind the wrapper's back, and the non-atomic write.
+@Suite("FileWrapper saving on real volumes", .serialized, .requiresRealVolumes)
+struct FileWrapperSavingTests {
+    /// A package of three notes and an image folder, read back from disk.
+    func makePackage(_ fixture: PackageFixture) throws -> FileWrapper {
+        let notes = FileWrapper(directoryWithFileWrappers: [:])
+        for index in 1...3 {
+            notes.addRegularFile(withContents: Data("note \(index)".utf8), preferredFilename: "note\(index).txt")
+        }
+        let images = FileWrapper(directoryWithFileWrappers: [:])
+        images.addRegularFile(withContents: Data(repeating: 7, count: 100_000), preferredFilename: "photo.raw")
+        images.preferredFilename = "Images"
+        #expect(notes.addFileWrapper(images) == "Images")
+        try notes.write(to: fixture.url("Doc.pkg"), options: .atomic, originalContentsURL: nil)
+        return try FileWrapper(url: fixture.url("Doc.pkg"))
+    }
+
+    @Test("an incremental save keeps the inodes of unchanged children and writes only the changed one", arguments: saveFileSystems)
+    func incrementalSaveKeepsInodes(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let fixture = PackageFixture(root: volume.path("docs"))
+            try FileManager.default.createDirectory(atPath: fixture.root, withIntermediateDirectories: true)
+            let package = try makePackage(fixture)
+            let before = try ["note1.txt", "note3.txt", "Images/photo.raw", "note2.txt", ""].map { try fixture.inode("Doc.pkg/\($0)") }
+
+            // SwiftUI's documented incremental save: remove the changed child, add the new one.
+            let changed = try #require(package.fileWrappers?["note2.txt"])
+            package.removeFileWrapper(changed)
+            package.addRegularFile(withContents: Data("note 2, edited".utf8), preferredFilename: "note2.txt")
+            let log = AuditLog()
+            try SyscallSeam.$observer.withValue(log) {
+                try package.write(to: fixture.url("Doc.pkg"), options: .atomic, originalContentsURL: fixture.url("Doc.pkg"))
+            }
+            let after = try ["note1.txt", "note3.txt", "Images/photo.raw", "note2.txt", ""].map { try fixture.inode("Doc.pkg/\($0)") }
+            #expect(after[0] == before[0] && after[1] == before[1] && after[2] == before[2], "unchanged children linked")
+            #expect(after[3] != before[3], "the changed child is new")
+            #expect(after[4] != before[4], "the package directory is new (swapped in)")
+            #expect(try fixture.text("Doc.pkg/note2.txt") == "note 2, edited")
+            #expect(try fixture.text("Doc.pkg/note1.txt") == "note 1")
+            #expect(try fixture.linkCount("Doc.pkg/note1.txt") == 1, "the old tree is gone")
+            #expect(try fixture.names("") == ["Doc.pkg"], "no staging directory left")
+            // One exchange, three links, one data write, and every new directory synced.
+            #expect(log.effects(named: "renameat2").contains { $0.call.flags == 2 })
+            #expect(log.effects(named: "linkat").count == 3)
+            #expect(log.effects(named: "write").count == 1)
+            #expect(log.effects(named: "fsync").count >= 4, "file, Images, package, parent")
+        }
+    }
+
+    @Test("without .withNameUpdating, children added before the first save are not linked by the second; with it they are")
+    func nameUpdating() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let fixture = PackageFixture(root: volume.path(""))
+            for updating in [false, true] {
+                let name = updating ? "B.pkg" : "A.pkg"
+                let package = FileWrapper(directoryWithFileWrappers: [:])
+                package.addRegularFile(withContents: Data("one".utf8), preferredFilename: "one.txt")
+                let options: FileWrapper.WritingOptions = updating ? [.atomic, .withNameUpdating] : [.atomic]
+                try package.write(to: fixture.url(name), options: options, originalContentsURL: nil)
+                let first = try fixture.inode("\(name)/one.txt")
+                try package.write(to: fixture.url(name), options: options, originalContentsURL: fixture.url(name))
+                let second = try fixture.inode("\(name)/one.txt")
+                #expect((first == second) == updating, "linked: \(first == second)")
+                #expect(package.fileWrappers?["one.txt"]?.filename == (updating ? "one.txt" : nil))
+            }
+        }
+    }
+
+    @Test("setting a child's attributes forces it to be written with them", arguments: [FixtureFileSystem.ext4, .xfs])
+    func attributeEditsForceRewrite(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let fixture = PackageFixture(root: volume.path(""))
+            let package = try makePackage(fixture)
+            let child = try #require(package.fileWrappers?["note1.txt"])
+            let before = try fixture.inode("Doc.pkg/note1.txt")
+            var attributes = child.fileAttributes
+            attributes[FileAttributeKey.posixPermissions.rawValue] = NSNumber(value: 0o640)
+            attributes[FileAttributeKey.modificationDate.rawValue] = Date(timeIntervalSince1970: 1_000_000_000)
+            child.fileAttributes = attributes
+            try package.write(to: fixture.url("Doc.pkg"), options: .atomic, originalContentsURL: fixture.url("Doc.pkg"))
+            #expect(try fixture.inode("Doc.pkg/note1.txt") != before)
+            let written = try FileManager.default.attributesOfItem(atPath: fixture.path("Doc.pkg/note1.txt"))
+            #expect((written[.posixPermissions] as? NSNumber)?.intValue == 0o640 & ~0o022 || (written[.posixPermissions] as? NSNumber)?.intValue == 0o640)
+            #expect((written[.modificationDate] as? Date)?.timeIntervalSince1970 == 1_000_000_000)
+            #expect(try fixture.text("Doc.pkg/note1.txt") == "note 1")
+        }
+    }
+
+    @Test("an edit behind the wrapper's back that keeps size and mtime is caught: memory is written, never linked", arguments: [FixtureFileSystem.ext4, .btrfs])
+    func silentEditCaught(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let fixture = PackageFixture(root: volume.path(""))
+            let package = try makePackage(fixture)
+            #expect(package.fileWrappers?["note1.txt"]?.regularFileContents == Data("note 1".utf8))
+            // Same size, same mtime (touch -r): Apple's one-second check would link these bytes.
+            let path = fixture.path("Doc.pkg/note1.txt")
+            let mtime = try #require(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+            let handle = try FileHandle(forWritingTo: fixture.url("Doc.pkg/note1.txt"))
+            try handle.write(contentsOf: Data("EVIL 1".utf8))
+            try handle.close()
+            try FileManager.default.setAttributes([.modificationDate: mtime], ofItemAtPath: path)
+            #expect(package.matchesContents(of: fixture.url("Doc.pkg")), "Apple's check sees nothing")
+            #expect(!package.matchesContentsExactly(of: fixture.url("Doc.pkg")), "the identity check does")
+
+            try package.write(to: fixture.url("Doc.pkg"), options: .atomic, originalContentsURL: fixture.url("Doc.pkg"))
+            #expect(try fixture.text("Doc.pkg/note1.txt") == "note 1", "the bytes in memory, not the edited ones")
+            #expect(package.matchesContentsExactly(of: fixture.url("Doc.pkg")), "the save recorded the new identities")
+        }
+    }
+
+    @Test("a non-atomic write over an existing package fails with fileWriteFileExists and changes nothing")
+    func nonAtomicOverExisting() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let fixture = PackageFixture(root: volume.path(""))
+            let package = try makePackage(fixture)
+            let inode = try fixture.inode("Doc.pkg")
+            #expect(throws: CocoaError.self) {
+                try package.write(to: fixture.url("Doc.pkg"), options: [], originalContentsURL: nil)
+            }
+            do {
+                try package.write(to: fixture.url("Doc.pkg"), options: [], originalContentsURL: nil)
+            } catch let error as CocoaError {
+                #expect(error.code == .fileWriteFileExists)
+                #expect(error.userInfo[NSUnderlyingErrorKey] is FileSystemError)
+            }
+            #expect(try fixture.inode("Doc.pkg") == inode)
+            try package.write(to: fixture.url("Copy.pkg"), options: [], originalContentsURL: nil)
+            #expect(try fixture.names("Copy.pkg") == ["Images", "note1.txt", "note2.txt", "note3.txt"])
+        }
+    }
+
+    @Test("symbolic links inside a package are kept byte-exact and never followed", arguments: [FixtureFileSystem.ext4, .tmpfs])
+    func symlinksKept(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let fixture = PackageFixture(root: volume.path(""))
+            try fixture.file("P.pkg/real.txt", "real")
+            try fixture.file("outside.txt", "outside")
+            let targets: [String: [UInt8]] = [
+                "relative": Array("real.txt".utf8), "escaping": Array("../../../outside.txt".utf8),
+                "absolute": Array(fixture.path("outside.txt").utf8), "dangling": Array("nowhere".utf8),
+                "latin1": [0x63, 0x61, 0x66, 0xE9],
+            ]
+            for (name, target) in targets {
+                let cTarget = target.map { CChar(bitPattern: $0) } + [0]
+                let made = cTarget.withUnsafeBufferPointer { buffer -> Int32 in
+                    guard let base = buffer.baseAddress else { return -1 }
+                    return symlink(base, fixture.path("P.pkg/\(name)"))
+                }
+                #expect(made == 0)
+            }
+            let log = AuditLog()
+            let package = try SyscallSeam.$observer.withValue(log) {
+                try FileWrapper(url: fixture.url("P.pkg"), options: .immediate)
+            }
+            for (name, target) in targets {
+                let link = try #require(package.fileWrappers?[name])
+                #expect(link.isSymbolicLink)
+                #expect(link.symbolicLinkDestinationBytes == target)
+            }
+            #expect(!log.effects.contains { ($0.call.path ?? []).contains(Array("outside".utf8)) }, "no target was opened")
+            try package.write(to: fixture.url("Q.pkg"), options: .atomic, originalContentsURL: nil)
+            for (name, target) in targets {
+                var buffer = [CChar](repeating: 0, count: 4096)
+                let count = readlink(fixture.path("Q.pkg/\(name)"), &buffer, 4096)
+                #expect(buffer[0..<max(0, count)].map { UInt8(bitPattern: $0) } == target)
+            }
+        }
+    }
+}
