@@ -80,6 +80,7 @@
         private func writePackage(
             _ root: FileWrapper, name: [UInt8], in parent: Directory, original: OwnedDescriptor?, path: [UInt8]
         ) throws(FileSystemError) {
+            if options.contains(.atomic) { Self.sweepLeftovers(of: name, in: parent) }
             let exists = (try? parent.descriptor.openChild(name, options: [.pathOnly]))
                 .map { descriptor -> Bool in
                     try? descriptor.close()
@@ -99,7 +100,7 @@
                 refresh(root, written: made, source: PackageSource(root: path, components: []))
                 return
             }
-            let stageName = Self.hiddenName(for: name, suffix: "saving")
+            let stageName = OwnedName.make(for: name, marker: Self.stagingMarker)
             let stage = try parent.createDirectory(FilePath(bytes: stageName), permissions: [.ownerReadWriteExecute])
             do throws(FileSystemError) {
                 try fill(stage, with: root, original: original)
@@ -127,7 +128,7 @@
                 try parent.rename(FilePath(bytes: stageName), to: FilePath(bytes: name), mode: .exchange)
             } catch {
                 guard [.invalidArgument, .notSupported, .noFunction].contains(error.errno) else { throw error }
-                let backupName = Self.hiddenName(for: name, suffix: "backup")
+                let backupName = OwnedName.make(for: name, marker: Self.backupMarker)
                 try parent.rename(FilePath(bytes: name), to: FilePath(bytes: backupName), mode: .noReplace)
                 do throws(FileSystemError) {
                     try parent.rename(FilePath(bytes: stageName), to: FilePath(bytes: name), mode: .noReplace)
@@ -286,6 +287,35 @@
             }
         }
 
+        // MARK: Leftovers
+
+        /// The marker of a package being built (`.<name>.saving-<pid>-<start>-<random>`).
+        static let stagingMarker = ".saving-"
+        /// The marker of the old package set aside where the file system has no exchange.
+        static let backupMarker = ".backup-"
+
+        /// Cleans up after writers of `name` that died: a half-built package (or an old tree not yet
+        /// removed) is deleted; an old package set aside by the no-exchange fallback is put back when
+        /// `name` is missing (the writer died between its two renames), and deleted otherwise. A live
+        /// writer's work is never touched (Docs/DOCUMENTS.md, "Crash states").
+        static func sweepLeftovers(of name: [UInt8], in parent: Directory) {
+            guard let listing = try? parent.descriptor.reopen(options: [.readOnly, .directory]) else { return }
+            defer { try? listing.close() }
+            guard let entries = try? listing.directoryEntries() else { return }
+            for entry in entries {
+                if OwnedName.isAbandoned(entry.name, for: name, marker: stagingMarker) {
+                    try? parent.removeAll(bytes: entry.name)
+                } else if OwnedName.isAbandoned(entry.name, for: name, marker: backupMarker) {
+                    let present = (try? parent.descriptor.openChild(name, options: [.pathOnly])) != nil
+                    if present {
+                        try? parent.removeAll(bytes: entry.name)
+                    } else {
+                        try? parent.rename(FilePath(bytes: entry.name), to: FilePath(bytes: name), mode: .noReplace)
+                    }
+                }
+            }
+        }
+
         // MARK: Helpers
 
         /// `.<name>.<random>.<suffix>`, cut to fit a 255-byte name.
@@ -298,13 +328,14 @@
         /// report as that read error, and stops the write.
         private func abort(_ node: FileWrapper) -> FileSystemError {
             let underlying = node.lazyError
-            let error = CocoaError(
-                .fileReadUnknown,
-                userInfo: [
-                    NSURLErrorKey: url, NSFilePathErrorKey: url.path,
-                    NSUnderlyingErrorKey: underlying.map { $0 as NSError } ?? NSError(domain: NSCocoaErrorDomain, code: 0),
-                    NSDebugDescriptionErrorKey: "the contents of a child could not be read",
-                ])
+            var userInfo: [String: Any] = [
+                NSURLErrorKey: url, NSFilePathErrorKey: url.path,
+                NSDebugDescriptionErrorKey: "the contents of a child could not be read",
+            ]
+            if let underlying { userInfo[NSUnderlyingErrorKey] = underlying }
+            let error =
+                (underlying as? FileSystemError).map { CocoaError.reading($0, url: url) }
+                ?? CocoaError(.fileReadUnknown, userInfo: userInfo)
             WriteAbort.current.withLock { $0 = error }
             return (underlying as? FileSystemError) ?? FileSystemError(syscall: "read", errno: .ioError, path: nil)
         }

@@ -136,3 +136,34 @@ public enum LeftoverSweeping {
         return scope.keys.withLock { $0.insert(key).inserted }
     }
 }
+
+/// Names for a writer's work in progress beside its target: `.<name><marker><pid>-<start>-<random>`.
+/// Like the temporary files of ``Directory/replace(_:contents:options:)``, they record the process
+/// that made them (its pid and start time), so a later writer removes or recovers a dead writer's
+/// leftovers and never touches a live writer's.
+public enum OwnedName {
+    /// A new name for work on `name`, owned by this process. `marker` tells kinds of work apart
+    /// (`.saving-`, `.backup-`); the name is cut to fit 255 bytes.
+    public static func make(for name: [UInt8], marker: String) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        let owner = ProcessStart.current
+        let suffix = "\(owner.pid)-\(owner.start)-" + String(generator.next() as UInt64, radix: 16)
+        return Array(".".utf8) + name.prefix(150) + Array(marker.utf8) + Array(suffix.utf8)
+    }
+
+    /// Whether `entry` is a name ``make(for:marker:)`` gave for `name` and `marker` whose process is
+    /// gone (a process that is still running, this one included, is never abandoned).
+    public static func isAbandoned(_ entry: [UInt8], for name: [UInt8], marker: String) -> Bool {
+        let prefix = Array(".".utf8) + name.prefix(150) + Array(marker.utf8)
+        guard entry.count > prefix.count, entry.starts(with: prefix) else { return false }
+        let fields = entry[prefix.count...].split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+        guard fields.count == 3,
+            let pid = Int32(String(decoding: fields[0], as: UTF8.self)), pid > 0,
+            let start = UInt64(String(decoding: fields[1], as: UTF8.self)),
+            UInt64(String(decoding: fields[2], as: UTF8.self), radix: 16) != nil
+        else { return false }
+        let me = ProcessStart.current
+        if pid == me.pid && start == me.start { return false }
+        return !ProcessStart.isAlive(pid: pid, start: start)
+    }
+}
