@@ -123,6 +123,11 @@ let package = Package(
             path: "Tools/scope-probe"
         ),
         .executableTarget(
+            name: "wrapper-probe",
+            dependencies: ["Documents"],
+            path: "Tools/wrapper-probe"
+        ),
+        .executableTarget(
             name: "FuzzBookmark",
             dependencies: ["BookmarkFormat"],
             path: "Tools/FuzzBookmark"
@@ -172,7 +177,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DocumentsTests",
-            dependencies: ["Documents", "BookmarkFoundation", "SecureFiles", "VolumeFixtures"]
+            dependencies: ["Documents", "BookmarkFoundation", "SecureFiles", "VolumeFixtures", "wrapper-probe"]
         ),
         .testTarget(
             name: "BookmarkFoundationTests",

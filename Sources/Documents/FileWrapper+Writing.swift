@@ -159,8 +159,15 @@
             switch child.kind {
             case .regular:
                 if let original, let linkName = linkableName(of: child, in: original) {
-                    try original.linkChild(linkName, into: directory.descriptor, as: name)
-                    return
+                    do throws(FileSystemError) {
+                        try original.linkChild(linkName, into: directory.descriptor, as: name)
+                        return
+                    } catch {
+                        // Not allowed to link here (`protected_hardlinks` for a file another user
+                        // owns, a file system without links, the link limit): write a copy.
+                        guard Self.linkRefusals.contains(error.errno) else { throw error }
+                        child.storedContents = try child.readContents(parent: original, name: linkName)
+                    }
                 }
                 guard let data = child.loadedContents() else { throw abort(child) }
                 let file = try directory.createFile(
@@ -286,6 +293,9 @@
                 }
             }
         }
+
+        /// The `linkat` errors after which the file is copied instead.
+        static let linkRefusals: [Errno] = [.notPermitted, .permissionDenied, .improperLink, .tooManyLinks, .notSupported]
 
         // MARK: Leftovers
 

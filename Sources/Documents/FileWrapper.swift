@@ -27,7 +27,7 @@
     /// each other, reads and writes of the disk included.
     ///
     /// Docs/DOCUMENTS.md describes the save algorithm, its crash states and what is not supported.
-    open class FileWrapper: @unchecked Sendable {
+    open class FileWrapper: NSObject, NSSecureCoding, @unchecked Sendable {
         /// How ``init(url:options:)`` and ``read(from:options:)`` read.
         public struct ReadingOptions: OptionSet, Sendable, Hashable {
             /// The bits.
@@ -86,6 +86,33 @@
         init(kind: Kind, attributes: [String: Any]) {
             self.kind = kind
             self.storedAttributes = attributes
+            super.init()
+        }
+
+        // MARK: Coding
+
+        /// The keyed-coding key, Apple's: it holds ``serializedRepresentation``.
+        static let codingKey = "NSFileWrapperData"
+
+        /// Secure coding is supported, as on macOS.
+        public static var supportsSecureCoding: Bool { true }
+
+        /// Decodes a wrapper that ``encode(with:)`` archived; `nil` for anything else.
+        public required init?(coder: NSCoder) {
+            guard let data = coder.decodeObject(of: NSData.self, forKey: FileWrapper.codingKey),
+                case .success(let decoded) = Result(catching: { () throws(WrapperArchive.Failure) -> FileWrapper in
+                    try WrapperArchive.decode(Data(referencing: data))
+                })
+            else { return nil }
+            kind = decoded.kind
+            storedAttributes = decoded.storedAttributes
+            super.init()
+            adopt(decoded)
+        }
+
+        /// Archives the wrapper as its ``serializedRepresentation`` under Apple's key.
+        public func encode(with coder: NSCoder) {
+            coder.encode(serializedRepresentation.map { NSData(data: $0) }, forKey: FileWrapper.codingKey)
         }
 
         func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
