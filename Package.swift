@@ -124,7 +124,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "wrapper-probe",
-            dependencies: ["Documents"],
+            dependencies: ["Documents", "SecureFiles", .product(name: "SystemPackage", package: "swift-system")],
             path: "Tools/wrapper-probe"
         ),
         .executableTarget(

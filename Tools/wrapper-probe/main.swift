@@ -1,10 +1,48 @@
 // SPDX-License-Identifier: Apache-2.0
 // A process that saves a package with FileWrapper, for tests that need another user or another
-// process: `wrapper-probe edit PACKAGE CHILD TEXT` reads PACKAGE lazily, replaces CHILD's contents
-// with TEXT and saves atomically in place (unchanged children linked where allowed). It prints
-// `saved`, or the error and exits 1.
+// process: `wrapper-probe edit PACKAGE CHILD TEXT` reads PACKAGE, replaces CHILD's contents with
+// TEXT and saves atomically in place (unchanged children linked where allowed). It prints `saved`,
+// or the error and exits 1.
+//
+// WRAPPER_PROBE_KILL_AT makes the process kill itself with SIGKILL during the save, through the
+// fault-injection seam (nothing in the library changes):
+//   CALL:N           just before the Nth system call named CALL (linkat:1, fsync:2, …)
+//   before-exchange  just before the renameat2 that swaps the new package in
+//   after-exchange   just after it, before the parent directory is synced
+//   during-cleanup   before the first unlinkat that removes the old tree
 import Documents
 import Foundation
+import SecureFiles
+import Synchronization
+import SystemPackage
+
+/// Kills this process at the point WRAPPER_PROBE_KILL_AT names.
+final class KillSwitch: SyscallObserver {
+    let point: String
+    let state = Mutex<(counts: [String: Int], exchanged: Bool)>(([:], false))
+
+    init(point: String) { self.point = point }
+
+    func fault(for call: SyscallCall) -> Errno? {
+        let die = state.withLock { state -> Bool in
+            state.counts[call.name, default: 0] += 1
+            let isExchange = call.name == "renameat2" && call.flags == 2
+            defer { if isExchange { state.exchanged = true } }
+            switch point {
+            case "before-exchange": return isExchange
+            case "after-exchange": return state.exchanged && call.name == "fsync"
+            case "during-cleanup": return state.exchanged && call.name == "unlinkat"
+            default:
+                let parts = point.split(separator: ":")
+                return parts.count == 2 && call.name == parts[0] && state.counts[call.name] == Int(parts[1])
+            }
+        }
+        if die { kill(getpid(), SIGKILL) }
+        return nil
+    }
+
+    func record(_ call: SyscallCall, outcome: SyscallOutcome) {}
+}
 
 let arguments = CommandLine.arguments
 guard arguments.count == 5, arguments[1] == "edit" else {
@@ -13,10 +51,15 @@ guard arguments.count == 5, arguments[1] == "edit" else {
 }
 let url = URL(fileURLWithPath: arguments[2])
 do {
-    let package = try FileWrapper(url: url)
+    let package = try FileWrapper(url: url, options: .immediate)
     if let old = package.fileWrappers?[arguments[3]] { package.removeFileWrapper(old) }
     package.addRegularFile(withContents: Data(arguments[4].utf8), preferredFilename: arguments[3])
-    try package.write(to: url, options: [.atomic, .withNameUpdating], originalContentsURL: url)
+    let save = { try package.write(to: url, options: [.atomic, .withNameUpdating], originalContentsURL: url) }
+    if let point = ProcessInfo.processInfo.environment["WRAPPER_PROBE_KILL_AT"] {
+        try SyscallSeam.$observer.withValue(KillSwitch(point: point)) { try save() }
+    } else {
+        try save()
+    }
     print("saved")
 } catch {
     print("error: \(error)")

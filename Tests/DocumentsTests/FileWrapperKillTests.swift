@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Testing
+import VolumeFixtures
+
+/// A writer process killed with SIGKILL at each step of a save: the package at the name is always
+/// the old one or the new one, whole; the next save cleans up and completes.
+@Suite("FileWrapper saves killed at each step", .serialized, .requiresRealVolumes)
+struct FileWrapperKillTests {
+    static let points = ["linkat:1", "openat:3", "fsync:1", "fsync:2", "before-exchange", "after-exchange", "during-cleanup"]
+
+    @Test("SIGKILL during a save leaves the old or the new package, and the next save completes", arguments: points)
+    func killed(at point: String) throws {
+        let probe = try #require(WrapperProbe.path, "wrapper-probe is built with the tests")
+        try LoopVolume.withVolume(.ext4) { volume in
+            let fixture = PackageFixture(root: volume.path("docs"))
+            try fixture.file("Doc.pkg/keep.txt", "keep")
+            try fixture.file("Doc.pkg/sub/deep.txt", "deep")
+            try fixture.file("Doc.pkg/change.txt", "old")
+            let run = try Shell.run(["env", "WRAPPER_PROBE_KILL_AT=\(point)", probe, "edit", fixture.path("Doc.pkg"), "change.txt", "new"])
+            #expect(run.status != 0 && run.stdout.isEmpty, "the probe died at \(point): \(run.status) \(run.stdout)")
+
+            let state = try fixture.text("Doc.pkg/change.txt")
+            #expect(state == "old" || state == "new", "a whole package is at the name")
+            #expect(try fixture.names("Doc.pkg") == ["change.txt", "keep.txt", "sub"])
+            #expect(try fixture.text("Doc.pkg/keep.txt") == "keep")
+            #expect(try fixture.text("Doc.pkg/sub/deep.txt") == "deep")
+
+            let next = try Shell.run([probe, "edit", fixture.path("Doc.pkg"), "change.txt", "newer"])
+            #expect(next.stdout == "saved\n", "\(next.stdout) \(next.stderr)")
+            #expect(try fixture.names("") == ["Doc.pkg"], "the dead writer's leftovers were swept")
+            #expect(try fixture.text("Doc.pkg/change.txt") == "newer")
+            #expect(try fixture.linkCount("Doc.pkg/keep.txt") == 1)
+        }
+    }
+}
