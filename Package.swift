@@ -68,6 +68,7 @@ let package = Package(
         .target(
             name: "Documents",
             dependencies: [
+                "BookmarkKit",
                 "SecureFiles",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]

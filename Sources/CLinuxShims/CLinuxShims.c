@@ -11,6 +11,7 @@
 #include <linux/fs.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -230,4 +231,8 @@ int cls_statmount_old_id(uint64_t unique_id, uint32_t *old_id) {
     }
     *old_id = head->mnt_id_old;
     return 0;
+}
+
+int cls_flock(int fd, int operation) {
+    return flock(fd, operation);
 }

@@ -23,7 +23,13 @@
             locked { matches(Array(url.standardizedFileURL.path.utf8), exactly: true) }
         }
 
-        private func matches(_ path: [UInt8], exactly: Bool) -> Bool {
+        /// ``matchesContentsExactly(of:)`` for a package that was moved: a rename changes the moved
+        /// directory's change time, so the top level is compared without it.
+        func matchesMovedContentsExactly(of url: URL) -> Bool {
+            locked { matches(Array(url.standardizedFileURL.path.utf8), exactly: true, ignoringChangeTime: true) }
+        }
+
+        private func matches(_ path: [UInt8], exactly: Bool, ignoringChangeTime: Bool = false) -> Bool {
             guard let status = try? Directory.current.open(bytes: path, options: [.pathOnly, .noFollow]).status() else {
                 return false
             }
@@ -34,7 +40,9 @@
             }
             guard sameKind else { return false }
             if exactly {
-                guard snapshot == Snapshot(status) else { return false }
+                var now = Snapshot(status)
+                if ignoringChangeTime, let snapshot { now.change = snapshot.change }
+                guard snapshot == now else { return false }
             } else {
                 guard let recorded = storedAttributes[FileAttributeKey.modificationDate.rawValue] as? Date,
                     abs(recorded.timeIntervalSince1970 - status.modificationTime.date.timeIntervalSince1970) < 1.0

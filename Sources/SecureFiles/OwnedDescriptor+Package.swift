@@ -57,4 +57,32 @@ extension OwnedDescriptor {
             }
         }
     }
+
+    /// Takes an advisory lock on the open file description (`flock`): shared or exclusive, waiting
+    /// for it or not. It is released by ``unlock()`` or when the last descriptor of this open file
+    /// description closes; unlike POSIX record locks, closing another descriptor of the same file
+    /// does not drop it, and two opens of the same file conflict even in one process.
+    ///
+    /// The corresponding C function is `flock`.
+    ///
+    /// - Returns: `false` when `wait` is `false` and another open file description holds a
+    ///   conflicting lock.
+    @discardableResult
+    public func lock(exclusive: Bool, wait: Bool = true) throws(FileSystemError) -> Bool {
+        let operation = (exclusive ? LOCK_EX : LOCK_SH) | (wait ? 0 : LOCK_NB)
+        do throws(FileSystemError) {
+            _ = try using("flock") { Sys.flock($0, CInt(operation)) }
+            return true
+        } catch {
+            if error.errno == .wouldBlock { return false }
+            throw error
+        }
+    }
+
+    /// Releases a lock taken with ``lock(exclusive:wait:)``.
+    ///
+    /// The corresponding C function is `flock` (`LOCK_UN`).
+    public func unlock() throws(FileSystemError) {
+        _ = try using("flock") { Sys.flock($0, CInt(LOCK_UN)) }
+    }
 }

@@ -95,6 +95,11 @@ enum Sys {
         throughSeam("futimens", descriptor: fd) { Glibc.futimens(fd, times) }
     }
 
+    /// flock(2).
+    static func flock(_ fd: CInt, _ operation: CInt) -> Result<CInt, Errno> {
+        throughSeam("flock", descriptor: fd, flags: Int64(operation)) { cls_flock(fd, operation) }
+    }
+
     /// fsync(2).
     static func fsync(_ fd: CInt) -> Result<CInt, Errno> {
         throughSeam("fsync", descriptor: fd) { Glibc.fsync(fd) }

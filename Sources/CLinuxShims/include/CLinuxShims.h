@@ -158,6 +158,9 @@ int cls_at_empty_path(void);
 /** renameat2(2) (flags RENAME_NOREPLACE 1, RENAME_EXCHANGE 2). */
 int cls_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
 
+/** flock(2): Swift cannot call it by name (the `struct flock` of fcntl.h shadows the function). */
+int cls_flock(int fd, int operation);
+
 /**
  * Forks a child that asks a volume to answer: statfs(mount_point) (FUSE and NFS always send it to
  * the daemon or server) and, when path is not NULL, statx(path) without following or automounting.

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: Apache-2.0
+#if os(Linux)
+    import BookmarkKit
+    import Foundation
+    import SecureFiles
+    import SystemPackage
+
+    /// What happened to an open document's file behind the controller's back.
+    public enum ExternalChange: Sendable, Equatable {
+        /// The same document, unchanged, is now at another place on its volume (renamed or moved).
+        case moved(to: URL)
+        /// The document at this place was edited, or replaced by another file, since it was read
+        /// or saved.
+        case modified(URL)
+        /// The document is gone.
+        case deleted(lastKnown: URL)
+    }
+
+    /// Why a document cannot be opened or saved.
+    public enum DocumentError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The file's type is not one the document reads.
+        case unsupportedContentType(String)
+        /// Something already exists where a new document was to be created.
+        case alreadyExists(URL)
+        /// Another process edited or replaced the document since it was read or saved: saving would
+        /// lose that work. Revert, or save elsewhere.
+        case modifiedByAnotherProcess(URL)
+        /// The document was deleted while open.
+        case deleted(URL)
+
+        /// A sentence for a person.
+        public var description: String {
+            switch self {
+            case .unsupportedContentType(let type): return "this document does not read files of type \(type)"
+            case .alreadyExists(let url): return "\(url.path) already exists"
+            case .modifiedByAnotherProcess(let url):
+                return "\(url.path) was changed by another process since it was read or saved; saving would lose that change"
+            case .deleted(let url): return "\(url.path) was deleted while it was open"
+            }
+        }
+    }
+
+    /// Opens, saves, autosaves and reverts a ``FileDocument``, safely:
+    ///
+    /// - **Safe save**: through ``FileWrapper``'s atomic writer, with unchanged children hard-linked
+    ///   (Docs/DOCUMENTS.md).
+    /// - **One writer at a time**, across processes: an exclusive `flock` on `.<name>.lock` beside
+    ///   the document, a file that stays put while the package itself gets a new inode at every
+    ///   save.
+    /// - **No lost update**: before writing, the package and every child known in memory must be
+    ///   exactly the objects read or last saved (inode, size, modification and change time to the
+    ///   nanosecond). Another process's edit or save makes ``save()`` throw
+    ///   ``DocumentError/modifiedByAnotherProcess(_:)``; it never overwrites silently.
+    /// - **Follows its file**: a bookmark made at open and at every save finds the document after
+    ///   another process renamed or moved it on its volume; the next save goes there and nothing is
+    ///   recreated at the old path. A deleted document is reported, not recreated.
+    ///
+    /// One lock guards the controller, so it may be shared across tasks.
+    public final class DocumentController<Document: FileDocument>: @unchecked Sendable {
+        private let guardLock = NSRecursiveLock()
+        private var storedURL: URL
+        private var storedDocument: Document
+        private var changed = false
+        private var wrapper: FileWrapper
+        private var bookmark: Bookmark?
+
+        /// The document's content type.
+        public let contentType: UTType
+
+        /// Where the document is, as of the last open, save or ``checkForExternalChange()``.
+        public var fileURL: URL { guardLock.withLock { storedURL } }
+
+        /// The document. Setting it marks the controller as having unsaved changes.
+        public var document: Document {
+            get { guardLock.withLock { storedDocument } }
+            set {
+                guardLock.withLock {
+                    storedDocument = newValue
+                    changed = true
+                }
+            }
+        }
+
+        /// Whether the document changed since it was opened, saved or reverted.
+        public var hasUnsavedChanges: Bool { guardLock.withLock { changed } }
+
+        /// Opens the document at `url`. Its type is `contentType`, or found from the filename
+        /// extension among the document's readable types.
+        ///
+        /// - Throws: ``DocumentError/unsupportedContentType(_:)``, the `CocoaError` of the read,
+        ///   or what the document's `init(configuration:)` throws.
+        public init(contentsOf url: URL, contentType: UTType? = nil) throws {
+            let type = try Self.contentType(of: url, given: contentType)
+            let wrapper = try FileWrapper(url: url)
+            storedDocument = try Document(configuration: FileDocumentReadConfiguration(contentType: type, file: wrapper))
+            self.wrapper = wrapper
+            self.contentType = type
+            storedURL = URL(fileURLWithPath: url.standardizedFileURL.path, isDirectory: wrapper.isDirectory)
+            bookmark = Self.bookmark(of: storedURL)
+        }
+
+        /// Creates a new document at `url` and saves it there.
+        ///
+        /// - Throws: ``DocumentError/alreadyExists(_:)`` when anything is at `url`, or the write's
+        ///   `CocoaError`.
+        public init(creating document: Document, at url: URL, contentType: UTType) throws {
+            let url = url.standardizedFileURL
+            let wrapper = try document.fileWrapper(
+                configuration: FileDocumentWriteConfiguration(contentType: contentType, existingFile: nil))
+            try Self.withWriterLock(for: url) { () throws -> Void in
+                // lstat: a symbolic link there, even a dangling one, counts as something.
+                guard (try? FileManager.default.attributesOfItem(atPath: url.path)) == nil else {
+                    throw DocumentError.alreadyExists(url)
+                }
+                try wrapper.write(to: url, options: [.atomic, .withNameUpdating], originalContentsURL: nil)
+            }
+            storedDocument = document
+            self.wrapper = wrapper
+            self.contentType = contentType
+            storedURL = URL(fileURLWithPath: url.path, isDirectory: wrapper.isDirectory)
+            bookmark = Self.bookmark(of: storedURL)
+        }
+
+        /// What happened to the file since it was read or saved, or `nil` when it is exactly as
+        /// then. A move is followed: ``fileURL`` becomes the new place.
+        public func checkForExternalChange() -> ExternalChange? {
+            guardLock.withLock {
+                let change = externalChange()
+                if case .moved(let url) = change {
+                    storedURL = url
+                    bookmark = Self.bookmark(of: url)
+                }
+                return change
+            }
+        }
+
+        /// Saves the document where it is now: unchanged children linked, the new package swapped in.
+        ///
+        /// - Throws: ``DocumentError/modifiedByAnotherProcess(_:)`` (nothing written),
+        ///   ``DocumentError/deleted(_:)`` (nothing created), what the document's
+        ///   `fileWrapper(configuration:)` throws, or the write's `CocoaError`.
+        public func save() throws {
+            try guardLock.withLock { () throws -> Void in
+                let location = try currentLocation()
+                try Self.withWriterLock(for: location) { () throws -> Void in
+                    // Again under the writers' lock: another process may have saved meanwhile.
+                    guard wrapper.matchesMovedContentsExactly(of: location) else {
+                        throw DocumentError.modifiedByAnotherProcess(location)
+                    }
+                    let newWrapper = try storedDocument.fileWrapper(
+                        configuration: FileDocumentWriteConfiguration(contentType: contentType, existingFile: wrapper))
+                    try newWrapper.write(to: location, options: [.atomic, .withNameUpdating], originalContentsURL: location)
+                    wrapper = newWrapper
+                }
+                storedURL = location
+                changed = false
+                bookmark = Self.bookmark(of: location)
+            }
+        }
+
+        /// Saves when there are unsaved changes; returns whether it saved.
+        @discardableResult
+        public func autosave() throws -> Bool {
+            guard hasUnsavedChanges else { return false }
+            try save()
+            return true
+        }
+
+        /// Reads the document again from where it is now, dropping unsaved changes.
+        ///
+        /// - Throws: ``DocumentError/deleted(_:)``, the read's `CocoaError`, or what the document's
+        ///   `init(configuration:)` throws.
+        public func revert() throws {
+            try guardLock.withLock { () throws -> Void in
+                let location: URL
+                switch externalChange() {
+                case .deleted(let url): throw DocumentError.deleted(url)
+                case .moved(let url): location = url
+                case .modified(let url): location = url
+                case nil: location = storedURL
+                }
+                let fresh = try FileWrapper(url: location)
+                storedDocument = try Document(configuration: FileDocumentReadConfiguration(contentType: contentType, file: fresh))
+                wrapper = fresh
+                storedURL = location
+                changed = false
+                bookmark = Self.bookmark(of: location)
+            }
+        }
+
+        // MARK: Where the document is
+
+        /// The place to save to: here, or where the document moved; throws on a conflict or deletion.
+        private func currentLocation() throws -> URL {
+            switch externalChange() {
+            case nil: return storedURL
+            case .moved(let url): return url
+            case .modified(let url): throw DocumentError.modifiedByAnotherProcess(url)
+            case .deleted(let url): throw DocumentError.deleted(url)
+            }
+        }
+
+        private func externalChange() -> ExternalChange? {
+            // The top level's change time is left out: a rename changes it, and a change of
+            // contents shows in the package's modification time or its children's identities.
+            if wrapper.matchesMovedContentsExactly(of: storedURL) { return nil }
+            guard let bookmark else {
+                return FileManager.default.fileExists(atPath: storedURL.path) ? .modified(storedURL) : .deleted(lastKnown: storedURL)
+            }
+            switch Result(catching: { () throws(BookmarkError) -> Resolution in try bookmark.resolve() }) {
+            case .failure:
+                return .deleted(lastKnown: storedURL)
+            case .success(let resolution):
+                let url = canonical(URL(fileURLWithPath: resolution.path.string))
+                switch resolution.matchedBy {
+                case .path, .replacedAtPath:
+                    return .modified(storedURL)
+                default:
+                    return wrapper.matchesMovedContentsExactly(of: url) ? .moved(to: url) : .modified(url)
+                }
+            }
+        }
+
+        // MARK: Helpers
+
+        /// A document's URL in one form: standardized, with a trailing `/` exactly when it is a
+        /// directory (a package), whatever is on disk at the moment.
+        private func canonical(_ url: URL) -> URL {
+            URL(fileURLWithPath: url.standardizedFileURL.path, isDirectory: wrapper.isDirectory)
+        }
+
+        private static func bookmark(of url: URL) -> Bookmark? {
+            try? Bookmark.create(for: FilePath(url.path))
+        }
+
+        private static func contentType(of url: URL, given: UTType?) throws -> UTType {
+            if let given {
+                guard Document.readableContentTypes.contains(where: { given.conforms(to: $0) }) else {
+                    throw DocumentError.unsupportedContentType(given.identifier)
+                }
+                return given
+            }
+            let ext = url.pathExtension.lowercased()
+            if let exported = Document.readableContentTypes.first(where: { $0.filenameExtensions.contains(ext) }) {
+                return exported
+            }
+            if let known = UTType(filenameExtension: ext, conformingTo: .item),
+                Document.readableContentTypes.contains(where: { known.conforms(to: $0) })
+            {
+                return known
+            }
+            throw DocumentError.unsupportedContentType(ext.isEmpty ? "(no extension)" : ext)
+        }
+
+        /// Runs `body` holding the exclusive writers' lock of the document at `url`: `flock` on
+        /// `.<name>.lock` in its directory, created (mode 0666 minus the umask) when missing.
+        static func withWriterLock<T>(for url: URL, _ body: () throws -> T) throws -> T {
+            let parent = try Directory(opening: FilePath(url.deletingLastPathComponent().path))
+            let name = Array(".\(url.lastPathComponent).lock".utf8)
+            let umask = (try? ProcessUmask.current()).flatMap { $0 } ?? 0o022
+            let file: OwnedDescriptor
+            do throws(FileSystemError) {
+                file = try parent.createFile(bytes: name, permissions: FilePermissions(rawValue: 0o666 & ~umask))
+            } catch {
+                guard error.errno == .fileExists else { throw error }
+                file = try parent.descriptor.openChild(name, options: .readOnly)
+            }
+            defer { try? file.close() }
+            try file.lock(exclusive: true, wait: true)
+            defer { try? file.unlock() }
+            return try body()
+        }
+    }
+#endif

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: Apache-2.0
+import Documents
+import Foundation
+import SecureFiles
+import Testing
+import VolumeFixtures
+
+/// A notes package document, as a SwiftUI document app's model would write it.
+struct NotesDocument: FileDocument {
+    static let notesType = UTType(exportedAs: "com.example.notes", conformingTo: .package, filenameExtensions: ["notes"])
+    static var readableContentTypes: [UTType] { [notesType] }
+
+    var notes: [String: String]
+    var changed: Set<String> = []
+
+    init(notes: [String: String]) { self.notes = notes }
+
+    init(configuration: ReadConfiguration) throws {
+        guard let children = configuration.file.fileWrappers else { throw CocoaError(.fileReadCorruptFile) }
+        notes = children.compactMapValues { $0.regularFileContents.flatMap { String(data: $0, encoding: .utf8) } }
+    }
+
+    mutating func edit(_ name: String, _ text: String) {
+        notes[name] = text
+        changed.insert(name)
+    }
+
+    func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper {
+        let directory = configuration.existingFile ?? FileWrapper(directoryWithFileWrappers: [:])
+        for (name, text) in notes where directory.fileWrappers?[name] == nil || changed.contains(name) {
+            if let old = directory.fileWrappers?[name] { directory.removeFileWrapper(old) }
+            directory.addRegularFile(withContents: Data(text.utf8), preferredFilename: name)
+        }
+        for (name, wrapper) in directory.fileWrappers ?? [:] where notes[name] == nil {
+            directory.removeFileWrapper(wrapper)
+        }
+        return directory
+    }
+}
+
+/// The document controller on real volumes: safe incremental saves, conflicts with other writers
+/// and editors, moves and deletion while open, creation, content types, and the writers' lock.
+@Suite("DocumentController", .serialized, .requiresRealVolumes)
+struct DocumentControllerTests {
+    /// A package's URL as the controller gives it: a directory URL.
+    func package(_ fixture: PackageFixture, _ relative: String) -> URL {
+        URL(fileURLWithPath: fixture.path(relative), isDirectory: true)
+    }
+
+    func newDocument(_ fixture: PackageFixture) throws -> DocumentController<NotesDocument> {
+        try FileManager.default.createDirectory(atPath: fixture.root, withIntermediateDirectories: true)
+        return try DocumentController(
+            creating: NotesDocument(notes: ["a.txt": "alpha", "b.txt": "beta"]), at: fixture.url("Week.notes"),
+            contentType: NotesDocument.notesType)
+    }
+
+    @Test("open, edit one note, save: the other note keeps its inode; autosave only with changes", arguments: [FixtureFileSystem.ext4, .xfs, .btrfs, .tmpfs])
+    func incrementalSave(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let fixture = PackageFixture(root: volume.path("docs"))
+            _ = try newDocument(fixture)
+            let controller = try DocumentController<NotesDocument>(contentsOf: fixture.url("Week.notes"))
+            #expect(controller.contentType == NotesDocument.notesType)
+            #expect(!controller.hasUnsavedChanges)
+            #expect(try controller.autosave() == false)
+            let kept = try fixture.inode("Week.notes/a.txt")
+            controller.document.edit("b.txt", "beta 2")
+            #expect(controller.hasUnsavedChanges)
+            #expect(try controller.autosave())
+            #expect(!controller.hasUnsavedChanges)
+            #expect(try fixture.inode("Week.notes/a.txt") == kept)
+            #expect(try fixture.text("Week.notes/b.txt") == "beta 2")
+            #expect(try fixture.names("") == [".Week.notes.lock", "Week.notes"])
+            // Saving again right away works: the save recorded what it wrote.
+            controller.document.edit("a.txt", "alpha 2")
+            try controller.save()
+            #expect(try fixture.text("Week.notes/a.txt") == "alpha 2")
+        }
+    }
+
+    @Test("two writers: the second sees the first's save as a change by another process, never overwrites; revert then save works")
+    func twoWriters() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let fixture = PackageFixture(root: volume.path("docs"))
+            _ = try newDocument(fixture)
+            let first = try DocumentController<NotesDocument>(contentsOf: fixture.url("Week.notes"))
+            let second = try DocumentController<NotesDocument>(contentsOf: fixture.url("Week.notes"))
+            first.document.edit("a.txt", "from first")
+            try first.save()
+            second.document.edit("b.txt", "from second")
+            #expect(second.checkForExternalChange() == .modified(package(fixture, "Week.notes")))
+            #expect(throws: DocumentError.modifiedByAnotherProcess(package(fixture, "Week.notes"))) { try second.save() }
+            #expect(try fixture.text("Week.notes/a.txt") == "from first", "nothing lost")
+            try second.revert()
+            #expect(second.document.notes["a.txt"] == "from first")
+            second.document.edit("b.txt", "from second")
+            try second.save()
+            #expect(try fixture.text("Week.notes/a.txt") == "from first")
+            #expect(try fixture.text("Week.notes/b.txt") == "from second")
+        }
+    }
+
+    @Test("an edit in place that keeps size and mtime is caught before the save", arguments: [FixtureFileSystem.ext4, .btrfs])
+    func silentEdit(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let fixture = PackageFixture(root: volume.path("docs"))
+            _ = try newDocument(fixture)
+            let controller = try DocumentController<NotesDocument>(contentsOf: fixture.url("Week.notes"))
+            let path = fixture.path("Week.notes/a.txt")
+            let mtime = try #require(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+            try Data("ALPHA".utf8).write(to: fixture.url("Week.notes/a.txt"))
+            try FileManager.default.setAttributes([.modificationDate: mtime], ofItemAtPath: path)
+            controller.document.edit("b.txt", "beta 2")
+            #expect(throws: DocumentError.self) { try controller.save() }
+            #expect(try fixture.text("Week.notes/a.txt") == "ALPHA", "the other editor's bytes stay")
+            #expect(try fixture.text("Week.notes/b.txt") == "beta")
+        }
+    }
+
+    @Test("moved while open: the move is seen, the save goes to the new place, nothing is recreated at the old one")
+    func movedWhileOpen() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let fixture = PackageFixture(root: volume.path("docs"))
+            _ = try newDocument(fixture)
+            let controller = try DocumentController<NotesDocument>(contentsOf: fixture.url("Week.notes"))
+            let kept = try fixture.inode("Week.notes/a.txt")
+            try FileManager.default.createDirectory(atPath: fixture.path("Archive"), withIntermediateDirectories: true)
+            try FileManager.default.moveItem(atPath: fixture.path("Week.notes"), toPath: fixture.path("Archive/Week 12.notes"))
+            let moved = package(fixture, "Archive/Week 12.notes")
+            #expect(controller.checkForExternalChange() == .moved(to: moved))
+            #expect(controller.fileURL == moved)
+            controller.document.edit("b.txt", "beta, moved")
+            try controller.save()
+            #expect(!FileManager.default.fileExists(atPath: fixture.path("Week.notes")))
+            #expect(try fixture.text("Archive/Week 12.notes/b.txt") == "beta, moved")
+            #expect(try fixture.inode("Archive/Week 12.notes/a.txt") == kept)
+
+            // Moved again without asking: save() follows it by itself.
+            try FileManager.default.moveItem(atPath: fixture.path("Archive/Week 12.notes"), toPath: fixture.path("Week 12.notes"))
+            controller.document.edit("a.txt", "alpha, moved twice")
+            try controller.save()
+            #expect(controller.fileURL == package(fixture, "Week 12.notes"))
+            #expect(try fixture.text("Week 12.notes/a.txt") == "alpha, moved twice")
+        }
+    }
+
+    @Test("deleted while open: reported, and saving does not recreate it; replaced by another file: a conflict")
+    func deletedOrReplaced() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let fixture = PackageFixture(root: volume.path("docs"))
+            _ = try newDocument(fixture)
+            let controller = try DocumentController<NotesDocument>(contentsOf: fixture.url("Week.notes"))
+            // Another program safe-saves its own copy over it (a new inode at the same path).
+            try fixture.file("copy/a.txt", "theirs")
+            _ = rename(fixture.path("copy"), fixture.path("Week.notes.tmp"))
+            try FileManager.default.removeItem(atPath: fixture.path("Week.notes"))
+            _ = rename(fixture.path("Week.notes.tmp"), fixture.path("Week.notes"))
+            #expect(controller.checkForExternalChange() == .modified(package(fixture, "Week.notes")))
+            #expect(throws: DocumentError.self) { try controller.save() }
+            #expect(try fixture.text("Week.notes/a.txt") == "theirs")
+
+            try FileManager.default.removeItem(atPath: fixture.path("Week.notes"))
+            #expect(controller.checkForExternalChange() == .deleted(lastKnown: package(fixture, "Week.notes")))
+            #expect(throws: DocumentError.deleted(package(fixture, "Week.notes"))) { try controller.save() }
+            #expect(!FileManager.default.fileExists(atPath: fixture.path("Week.notes")))
+        }
+    }
+
+    @Test("creating over something that exists fails; a type the document does not read is refused")
+    func creationAndTypes() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let fixture = PackageFixture(root: volume.path("docs"))
+            _ = try newDocument(fixture)
+            #expect(throws: DocumentError.alreadyExists(package(fixture, "Week.notes"))) {
+                try DocumentController(creating: NotesDocument(notes: [:]), at: fixture.url("Week.notes"), contentType: NotesDocument.notesType)
+            }
+            try fixture.file("plain.txt", "x")
+            #expect(throws: DocumentError.unsupportedContentType("txt")) {
+                try DocumentController<NotesDocument>(contentsOf: fixture.url("plain.txt"))
+            }
+            #expect(throws: DocumentError.unsupportedContentType("public.json")) {
+                try DocumentController<NotesDocument>(contentsOf: fixture.url("Week.notes"), contentType: .json)
+            }
+        }
+    }
+
+    @Test("the writers' lock: two opens of the lock file conflict, even in one process")
+    func writersLock() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            #expect(FileManager.default.createFile(atPath: volume.path("lock"), contents: Data()))
+            let directory = try Directory(opening: .init(volume.path("")))
+            let first = try directory.descriptor.openChild(Array("lock".utf8), options: .readOnly)
+            let second = try directory.descriptor.openChild(Array("lock".utf8), options: .readOnly)
+            #expect(try first.lock(exclusive: true, wait: false))
+            #expect(try second.lock(exclusive: true, wait: false) == false)
+            try first.unlock()
+            #expect(try second.lock(exclusive: true, wait: false))
+        }
+    }
+}
+
+@Suite("UTType")
+struct UTTypeTests {
+    @Test("system types, conformance, extensions, exported types")
+    func types() {
+        #expect(UTType.utf8PlainText.conforms(to: .text) && UTType.utf8PlainText.conforms(to: .data))
+        #expect(UTType.png.conforms(to: .image) && !UTType.png.conforms(to: .text))
+        #expect(UTType.rtfd.conforms(to: .package) && UTType.rtfd.conforms(to: .directory))
+        #expect(UTType(filenameExtension: "JPG") == .jpeg)
+        #expect(UTType(filenameExtension: "nope") == nil)
+        #expect(UTType("public.json") == .json && UTType("com.example.none") == nil)
+        #expect(UTType.json.preferredFilenameExtension == "json")
+        let notes = UTType(exportedAs: "com.example.notes", conformingTo: .package, filenameExtensions: ["Notes"])
+        #expect(notes.conforms(to: .directory) && !notes.isDeclared)
+        #expect(notes.preferredFilenameExtension == "notes")
+        #expect(UTType.png.supertypes.contains(.data))
+    }
+}
