@@ -94,6 +94,7 @@ let package = Package(
             name: "bookmark",
             dependencies: [
                 "BookmarkKit",
+                "Documents",
                 "BookmarkFormat",
                 "FileIdentity",
                 "SecureFiles",

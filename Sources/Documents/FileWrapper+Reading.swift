@@ -156,8 +156,17 @@
             for entry in entries {
                 let preferred = String(decoding: entry.name, as: UTF8.self)
                 let child = previous?.dictionary[preferred] ?? FileWrapper(kind: .regular, attributes: [:])
-                try child.locked { () throws(FileSystemError) -> Void in
-                    try child.readNode(parent: directory, name: entry.name, source: here.appending(entry.name), immediate: immediate)
+                do throws(FileSystemError) {
+                    try child.locked { () throws(FileSystemError) -> Void in
+                        try child.readNode(parent: directory, name: entry.name, source: here.appending(entry.name), immediate: immediate)
+                    }
+                } catch {
+                    // A device, FIFO or socket cannot be a wrapper, and an entry removed while the
+                    // directory is read is gone: both are left out. Anything else fails the read.
+                    if error.errno == .notSupported || error.errno == .noSuchFileOrDirectory { continue }
+                    throw error
+                }
+                child.locked { () -> Void in
                     child.storedFilename = preferred
                     child.storedPreferredFilename = preferred
                     if !child.parents.contains(where: { $0.wrapper === self }) {

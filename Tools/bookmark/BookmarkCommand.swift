@@ -30,6 +30,7 @@ struct BookmarkCommand: ParsableCommand {
             Alias.self,
             RefreshFiles.self,
             Ref.self,
+            Package.self,
         ]
     )
 }
