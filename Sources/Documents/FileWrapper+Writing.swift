@@ -198,10 +198,8 @@
         /// file: there are no other bytes in memory to prefer.
         private func linkableName(of child: FileWrapper, in original: OwnedDescriptor) -> [UInt8]? {
             guard !child.attributesEdited, let name = child.originalName,
-                let object = try? original.openChild(name, options: [.pathOnly])
+                let status = try? original.statusOfChild(name), status.kind == .regular
             else { return nil }
-            defer { try? object.close() }
-            guard let status = try? object.status(), status.kind == .regular else { return nil }
             if child.storedContents == nil { return name }
             return child.snapshot == Snapshot(status) ? name : nil
         }
@@ -278,12 +276,9 @@
                         child.storedFilename = String(decoding: name, as: UTF8.self)
                         child.diskName = name
                     }
-                    guard let object = try? directory.descriptor.openChild(name, options: [.pathOnly]) else { return }
-                    defer { try? object.close() }
-                    if let status = try? object.status() {
-                        child.snapshot = Snapshot(status)
-                        child.storedAttributes = FileWrapper.attributes(of: status)
-                    }
+                    guard let status = try? directory.descriptor.statusOfChild(name) else { return }
+                    child.snapshot = Snapshot(status)
+                    child.storedAttributes = FileWrapper.attributes(of: status)
                     child.source = source.appending(name)
                     if child.kind == .directory, child.storedChildren != nil,
                         let sub = try? directory.subdirectory(FilePath(bytes: name), policy: ResolutionPolicy(scope: .beneath, refusesSymlinks: true))

@@ -132,6 +132,15 @@ extension Directory {
                 throw error
             }
             for item in items {
+                // An entry the directory listing says is not a directory is unlinked at once: unlinkat
+                // with flags 0 never follows a link and never removes a directory (EISDIR, if it was
+                // swapped for one meanwhile, takes the careful path). That saves a statx per file.
+                if item.kind != .directory && item.kind != .unknown {
+                    switch withCName(item.name, { Sys.unlinkat(childfd, $0, 0) }) {
+                    case .success, .failure(.noSuchFileOrDirectory): continue
+                    default: break
+                    }
+                }
                 try removeEntry(item.name, in: childfd, path: path + [UInt8(ascii: "/")] + item.name)
             }
             switch withCName(name, { Sys.unlinkat(dirfd, $0, AT_REMOVEDIR) }) {

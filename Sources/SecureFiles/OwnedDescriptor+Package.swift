@@ -85,4 +85,16 @@ extension OwnedDescriptor {
     public func unlock() throws(FileSystemError) {
         _ = try using("flock") { Sys.flock($0, CInt(LOCK_UN)) }
     }
+
+    /// The status of the entry `name` of this directory, without following a symbolic link: one
+    /// `statx` with `AT_SYMLINK_NOFOLLOW`, nothing opened.
+    ///
+    /// The corresponding C function is `statx`.
+    public func statusOfChild(_ name: [UInt8]) throws(FileSystemError) -> FileStatus {
+        guard PathComponents.isPlainName(name) else {
+            throw FileSystemError(syscall: "statx", errno: .invalidArgument, path: FilePath(bytes: name))
+        }
+        let dirfd = try raw("statx")
+        return try FileStatus.statx(dirfd: dirfd, path: FilePath(bytes: name), flags: AT_SYMLINK_NOFOLLOW, errorPath: FilePath(bytes: name))
+    }
 }

@@ -19,6 +19,7 @@ let package = Package(
                 "CBenchBaseline",
                 .product(name: "BookmarkKit", package: "swift-bookmarks"),
                 .product(name: "BookmarkFoundation", package: "swift-bookmarks"),
+                .product(name: "Documents", package: "swift-bookmarks"),
                 .product(name: "BookmarkFormat", package: "swift-bookmarks"),
                 .product(name: "FileIdentity", package: "swift-bookmarks"),
                 .product(name: "SecureFiles", package: "swift-bookmarks"),
