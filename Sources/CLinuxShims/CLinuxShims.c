@@ -236,3 +236,7 @@ int cls_statmount_old_id(uint64_t unique_id, uint32_t *old_id) {
 int cls_flock(int fd, int operation) {
     return flock(fd, operation);
 }
+
+int cls_ioctl_ficlone(int dest_fd, int src_fd) {
+    return ioctl(dest_fd, FICLONE, src_fd);
+}

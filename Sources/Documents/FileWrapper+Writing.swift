@@ -158,6 +158,10 @@
         {
             switch child.kind {
             case .regular:
+                if options.contains(.cloningUnchangedFiles), let original, let linkName = linkableName(of: child, in: original) {
+                    try clone(child, from: linkName, in: original, as: name, into: directory)
+                    return
+                }
                 if let original, let linkName = linkableName(of: child, in: original) {
                     do throws(FileSystemError) {
                         try original.linkChild(linkName, into: directory.descriptor, as: name)
@@ -189,6 +193,27 @@
                 try fill(made, with: child, original: childOriginal)
                 try finish(made, child)
             }
+        }
+
+        /// Writes an unchanged file as a clone of the original's (`FICLONE`), or a copy where the file
+        /// system cannot clone: a new inode either way, with the original's mode and modification
+        /// time unless the wrapper's attributes say otherwise.
+        private func clone(
+            _ child: FileWrapper, from sourceName: [UInt8], in original: OwnedDescriptor, as name: [UInt8], into directory: Directory
+        ) throws(FileSystemError) {
+            let source = try original.openChild(sourceName, options: .readOnly)
+            defer { try? source.close() }
+            let status = try source.status()
+            let file = try directory.createFile(bytes: name, permissions: FilePermissions(rawValue: status.permissions & 0o777))
+            defer { try? file.close() }
+            do throws(FileSystemError) {
+                try file.cloneContents(from: source)
+            } catch {
+                guard [.notSupported, .improperLink, .invalidArgument, .noFunction].contains(error.errno) else { throw error }
+                try file.writeAll(try source.readToEnd(limit: Int.max))
+            }
+            try file.setModificationTime(status.modificationTime)
+            try file.synchronize()
         }
 
         /// The name to link a regular file from in the original package, or `nil` to write it:

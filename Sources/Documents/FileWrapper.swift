@@ -51,6 +51,11 @@
             /// After the write, every descendant's ``filename`` becomes its key, so the next save
             /// can link it (Apple's bit 1).
             public static let withNameUpdating = WritingOptions(rawValue: 1 << 1)
+            /// A Linux addition: an unchanged file is cloned (`FICLONE`: a new inode sharing the
+            /// original's data blocks, on XFS and btrfs) instead of hard-linked, so the old package
+            /// can be kept as a backup or version without sharing inodes with the new one. Where
+            /// cloning is not supported (ext4, tmpfs) the file is copied.
+            public static let cloningUnchangedFiles = WritingOptions(rawValue: 1 << 16)
         }
 
         /// The uniquing infix Apple puts between the counter and the preferred name.

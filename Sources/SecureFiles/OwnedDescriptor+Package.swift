@@ -97,4 +97,16 @@ extension OwnedDescriptor {
         let dirfd = try raw("statx")
         return try FileStatus.statx(dirfd: dirfd, path: FilePath(bytes: name), flags: AT_SYMLINK_NOFOLLOW, errorPath: FilePath(bytes: name))
     }
+
+    /// Makes this (empty, writable) file share all of `source`'s data blocks: a reflink, a new
+    /// inode whose later writes leave `source` as it is.
+    ///
+    /// The corresponding C call is `ioctl(FICLONE)`.
+    ///
+    /// - Throws: ``FileSystemError``: `EOPNOTSUPP` where the file system cannot share extents
+    ///   (ext4, tmpfs), `EXDEV` across file systems.
+    public func cloneContents(from source: OwnedDescriptor) throws(FileSystemError) {
+        let from = try source.raw("ioctl(FICLONE)")
+        _ = try using("ioctl(FICLONE)") { Sys.clone($0, from: from) }
+    }
 }

@@ -236,6 +236,10 @@ enum Sys {
         throughSeam("ioctl(FS_IOC_GETFSLABEL)", descriptor: fd) { cls_ioctl_getfslabel(fd, label) }
     }
 
+    static func clone(_ destination: CInt, from source: CInt) -> Result<CInt, Errno> {
+        throughSeam("ioctl(FICLONE)", descriptor: destination, secondDescriptor: source) { cls_ioctl_ficlone(destination, source) }
+    }
+
     static func getVersion(_ fd: CInt, _ generation: inout UInt32) -> Result<CInt, Errno> {
         throughSeam("ioctl(FS_IOC_GETVERSION)", descriptor: fd) { cls_ioctl_getversion(fd, &generation) }
     }

@@ -175,3 +175,41 @@ struct FileWrapperSavingTests {
         }
     }
 }
+
+/// `.cloningUnchangedFiles`: unchanged files get new inodes that share the original's data
+/// (XFS, btrfs) or copies (ext4, tmpfs), so the old package can be kept.
+@Suite("FileWrapper saving with clones", .serialized, .requiresRealVolumes)
+struct FileWrapperCloneTests {
+    @Test("unchanged files are cloned (shared extents) or copied, never linked; contents, mode and mtime kept", arguments: [FixtureFileSystem.xfs, .btrfs, .ext4, .tmpfs])
+    func clones(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let fixture = PackageFixture(root: volume.path("docs"))
+            try fixture.file("Doc.pkg/big.bin", String(repeating: "x", count: 256 * 1024))
+            try fixture.file("Doc.pkg/small.txt", "small")
+            #expect(chmod(fixture.path("Doc.pkg/big.bin"), 0o640) == 0)
+            let package = try FileWrapper(url: fixture.url("Doc.pkg"))
+            let before = try fixture.inode("Doc.pkg/big.bin")
+            let mtime = try FileManager.default.attributesOfItem(atPath: fixture.path("Doc.pkg/big.bin"))[.modificationDate] as? Date
+            package.addRegularFile(withContents: Data("new".utf8), preferredFilename: "new.txt")
+            try package.write(
+                to: fixture.url("Doc.pkg"), options: [.atomic, .withNameUpdating, .cloningUnchangedFiles],
+                originalContentsURL: fixture.url("Doc.pkg"))
+            #expect(try fixture.inode("Doc.pkg/big.bin") != before, "a new inode, not a link")
+            #expect(try fixture.text("Doc.pkg/big.bin").count == 256 * 1024)
+            #expect(try fixture.text("Doc.pkg/small.txt") == "small")
+            let attributes = try FileManager.default.attributesOfItem(atPath: fixture.path("Doc.pkg/big.bin"))
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o640)
+            #expect(attributes[.modificationDate] as? Date == mtime)
+            // Saved as a copy, the old package stays: on XFS and btrfs both files share extents.
+            try package.write(
+                to: fixture.url("Copy.pkg"), options: [.atomic, .cloningUnchangedFiles], originalContentsURL: fixture.url("Doc.pkg"))
+            #expect(try fixture.text("Copy.pkg/big.bin").count == 256 * 1024)
+            if kind == .xfs || kind == .btrfs {
+                for path in ["Doc.pkg/big.bin", "Copy.pkg/big.bin"] {
+                    let extents = try Shell.run(["filefrag", "-v", fixture.path(path)])
+                    #expect(extents.stdout.contains("shared"), "\(path) shares its extents: \(extents.stdout)")
+                }
+            }
+        }
+    }
+}

@@ -137,6 +137,8 @@ int cls_ioctl_ext4_getfsuuid(int fd, uint8_t uuid[16]);
 int cls_ioctl_btrfs_fsid(int fd, uint8_t fsid[16]);
 /** FS_IOC_GETFSLABEL (Linux 4.18): the label, NUL-terminated, at most 256 bytes. */
 int cls_ioctl_getfslabel(int fd, char label[256]);
+/** FICLONE: makes dest_fd share src_fd's extents (a reflink; XFS, btrfs). */
+int cls_ioctl_ficlone(int dest_fd, int src_fd);
 /** FS_IOC_GETVERSION: the inode generation. */
 int cls_ioctl_getversion(int fd, uint32_t *generation);
 /** FS_IOC_GETFLAGS: the inode flags (FS_CASEFOLD_FL, FS_IMMUTABLE_FL, ...). */
