@@ -179,7 +179,10 @@ let package = Package(
         ),
         .testTarget(
             name: "DocumentsTests",
-            dependencies: ["Documents", "BookmarkFoundation", "SecureFiles", "VolumeFixtures", "wrapper-probe"]
+            dependencies: [
+                "Documents", "BookmarkFoundation", "BookmarkKit", "SecureFiles", "VolumeFixtures", "wrapper-probe",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
         ),
         .testTarget(
             name: "BookmarkFoundationTests",

@@ -99,7 +99,12 @@ struct Resolver: Sendable {
         // 1. Path first.
         if let (found, sameObject) = inspect(current) {
             if sameObject { return .resolved(finish(found, volume: found.id.volume)) }
-            if looksLikeReplacement(found) { replacement = Found(path: found.path, id: found.id, matchedBy: .replacedAtPath) }
+            if looksLikeReplacement(found) {
+                if isLaterSave(found) {
+                    return .resolved(finish(Found(path: found.path, id: found.id, matchedBy: .savedInPlace), volume: found.id.volume))
+                }
+                replacement = Found(path: found.path, id: found.id, matchedBy: .replacedAtPath)
+            }
         }
         if let replacement, recorded.parentInode != nil {
             return .resolved(finish(replacement, volume: replacement.id.volume))
@@ -196,6 +201,17 @@ struct Resolver: Sendable {
         case .failure: return nil
         }
         return (Found(path: path, id: id, matchedBy: .path), recorded.matches(id))
+    }
+
+    /// Whether the directory at the path says it replaced the recorded one (`SuccessionRecord`):
+    /// the recorded inode and birth time are in its extended attribute.
+    func isLaterSave(_ found: Found) -> Bool {
+        guard recorded.isDirectory, let inode = recorded.inode, let birthTime = recorded.birthTime,
+            let directory = try? Directory.current.open(bytes: found.path, options: [.readOnly, .directory, .noFollow, .nonBlocking])
+        else { return false }
+        defer { try? directory.close() }
+        guard let bytes = try? directory.extendedAttribute(SuccessionRecord.attributeName) else { return false }
+        return SuccessionRecord.decode(bytes).contains { $0.inode == inode && $0.birthTime == birthTime }
     }
 
     /// Another object of the same kind, in the recorded parent directory (when it was recorded).

@@ -10,6 +10,10 @@ public enum MatchKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// Another object of the same kind now sits at the recorded path: an atomic save or a
     /// delete-and-recreate. Always stale.
     case replacedAtPath
+    /// The object at the recorded path is a later save of the recorded one: a package saved
+    /// atomically by `FileWrapper` (a new inode at every save) records the objects it replaced
+    /// (`SuccessionRecord`), and the recorded inode and birth time are among them. Not stale.
+    case savedInPlace
     /// The recorded parent directory was found elsewhere (renamed or moved) with the name inside.
     case parent
     /// `open_by_handle_at` found the object (needs `CAP_DAC_READ_SEARCH`).

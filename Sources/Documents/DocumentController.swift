@@ -213,7 +213,7 @@
             case .success(let resolution):
                 let url = canonical(URL(fileURLWithPath: resolution.path.string))
                 switch resolution.matchedBy {
-                case .path, .replacedAtPath:
+                case .path, .replacedAtPath, .savedInPlace:
                     return .modified(storedURL)
                 default:
                     return wrapper.matchesMovedContentsExactly(of: url) ? .moved(to: url) : .modified(url)

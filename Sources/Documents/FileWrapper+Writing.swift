@@ -104,6 +104,7 @@
             let stage = try parent.createDirectory(FilePath(bytes: stageName), permissions: [.ownerReadWriteExecute])
             do throws(FileSystemError) {
                 try fill(stage, with: root, original: original)
+                if exists { recordSuccession(of: name, in: parent, on: stage) }
                 try finish(stage, root)
                 if exists {
                     try exchange(stageName, name, in: parent)
@@ -227,6 +228,24 @@
             else { return nil }
             if child.storedContents == nil { return name }
             return child.snapshot == Snapshot(status) ? name : nil
+        }
+
+        /// Records on the new package that it replaces the one at `name` (and what that one
+        /// replaced), so a bookmark of an earlier save still knows it (`SuccessionRecord`). Best
+        /// effort: a file system without user extended attributes simply gets no record.
+        private func recordSuccession(of name: [UInt8], in parent: Directory, on stage: Directory) {
+            guard let old = try? parent.descriptor.statusOfChild(name), old.kind == .directory, let birth = old.birthTime,
+                let readable = try? stage.descriptor.reopen(options: [.readOnly, .directory])
+            else { return }
+            defer { try? readable.close() }
+            var chain = [SuccessionRecord.Predecessor(inode: old.inode, birthTime: birth)]
+            if let oldPackage = try? parent.descriptor.openChild(name, options: [.readOnly, .directory]) {
+                defer { try? oldPackage.close() }
+                if let bytes = try? oldPackage.extendedAttribute(SuccessionRecord.attributeName) {
+                    chain += SuccessionRecord.decode(bytes)
+                }
+            }
+            try? readable.setExtendedAttribute(SuccessionRecord.attributeName, to: SuccessionRecord.encode(chain))
         }
 
         /// Sets a new directory's permissions and modification time, then syncs it (its children are

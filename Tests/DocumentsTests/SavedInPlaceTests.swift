@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+import BookmarkFoundation
+import BookmarkKit
+import Documents
+import Foundation
+import SystemPackage
+import Testing
+import VolumeFixtures
+
+/// A bookmark made before an atomic save of a package still resolves to it afterwards, and is not
+/// stale because of that save: the new package records which ones it replaced.
+@Suite("Bookmarks across our own saves", .serialized, .requiresRealVolumes)
+struct SavedInPlaceTests {
+    @Test("after three saves, a bookmark made before the first resolves at the path, savedInPlace, not stale", arguments: [FixtureFileSystem.ext4, .xfs, .btrfs, .tmpfs])
+    func bookmarkSurvivesSaves(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let fixture = PackageFixture(root: volume.path("docs"))
+            try fixture.file("Doc.pkg/a.txt", "a")
+            let url = fixture.url("Doc.pkg")
+            let bookmark = try Bookmark.create(for: FilePath(url.path))
+            let appleData = try url.bookmarkData()
+            let package = try FileWrapper(url: url)
+            let firstInode = try fixture.inode("Doc.pkg")
+            for version in 1...3 {
+                if let old = package.fileWrappers?["a.txt"] { package.removeFileWrapper(old) }
+                package.addRegularFile(withContents: Data("a\(version)".utf8), preferredFilename: "a.txt")
+                try package.write(to: url, options: [.atomic, .withNameUpdating], originalContentsURL: url)
+            }
+            #expect(try fixture.inode("Doc.pkg") != firstInode, "every save made a new package")
+            let resolution = try bookmark.resolve()
+            #expect(resolution.path == FilePath(url.path))
+            #expect(resolution.matchedBy == .savedInPlace)
+            #expect(!resolution.isStale, "\(resolution.changes)")
+            var stale = true
+            let resolved = try URL(resolvingBookmarkData: appleData, bookmarkDataIsStale: &stale)
+            #expect(resolved.path == url.path && !stale, "Apple's API: not stale either")
+        }
+    }
+
+    @Test("a different package moved in at the path is still a replacement: stale")
+    func strangerIsStillAReplacement() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let fixture = PackageFixture(root: volume.path("docs"))
+            try fixture.file("Doc.pkg/a.txt", "a")
+            try fixture.file("Other.pkg/a.txt", "other")
+            let url = fixture.url("Doc.pkg")
+            let bookmark = try Bookmark.create(for: FilePath(url.path))
+            // The stranger even carries a record, but of other packages.
+            let other = try FileWrapper(url: fixture.url("Other.pkg"))
+            try other.write(to: fixture.url("Other.pkg"), options: .atomic, originalContentsURL: fixture.url("Other.pkg"))
+            try FileManager.default.removeItem(atPath: fixture.path("Doc.pkg"))
+            try FileManager.default.moveItem(atPath: fixture.path("Other.pkg"), toPath: fixture.path("Doc.pkg"))
+            let resolution = try bookmark.resolve()
+            #expect(resolution.matchedBy == .replacedAtPath)
+            #expect(resolution.isStale)
+        }
+    }
+}
