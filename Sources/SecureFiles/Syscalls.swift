@@ -194,6 +194,11 @@ enum Sys {
         throughSeam("inotify_rm_watch", descriptor: fd) { Glibc.inotify_rm_watch(fd, watch) }
     }
 
+    /// poll(2) waiting up to `milliseconds`. The first descriptor is the one recorded.
+    static func poll(_ fds: UnsafeMutableBufferPointer<pollfd>, milliseconds: CInt) -> Result<CInt, Errno> {
+        throughSeam("poll", descriptor: fds.first?.fd) { Glibc.poll(fds.baseAddress, nfds_t(fds.count), milliseconds) }
+    }
+
     /// poll(2) with a zero timeout: never blocks. The first descriptor is the one recorded.
     static func pollNow(_ fds: UnsafeMutableBufferPointer<pollfd>) -> Result<CInt, Errno> {
         throughSeam("poll", descriptor: fds.first?.fd) { Glibc.poll(fds.baseAddress, nfds_t(fds.count), 0) }
