@@ -36,7 +36,7 @@
         /// by other machines are found at the next ``checkForExternalChange()`` or ``save()``.
         ///
         /// - Returns: The observation; ``DocumentObservation/cancel()`` stops it.
-        /// - Throws: ``FileSystemError`` when no inotify instance can be made.
+        /// - Throws: `FileSystemError` when no inotify instance can be made.
         public func observeExternalChanges(_ handler: @escaping @Sendable (ExternalChange) -> Void) throws -> DocumentObservation {
             let queue = try ChangeQueue()
             let observation = DocumentObservation()

@@ -49,7 +49,7 @@
 
         /// Verifies the package at `path` (a directory, or a single file).
         ///
-        /// - Throws: ``FileSystemError`` only when the package itself cannot be opened.
+        /// - Throws: `FileSystemError` only when the package itself cannot be opened.
         public static func verify(_ path: FilePath) throws(FileSystemError) -> Report {
             let bytes = PathBytes(path)
             guard let name = bytes.lastComponent else {
