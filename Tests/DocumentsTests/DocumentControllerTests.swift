@@ -78,9 +78,9 @@ struct DocumentControllerTests {
         }
     }
 
-    @Test("two writers: the second sees the first's save as a change by another process, never overwrites; revert then save works")
-    func twoWriters() throws {
-        try LoopVolume.withVolume(.ext4) { volume in
+    @Test("two writers: the second sees the first's save as a change by another process, never overwrites; revert then save works", arguments: saveFileSystems)
+    func twoWriters(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path("docs"))
             _ = try newDocument(fixture)
             let first = try DocumentController<NotesDocument>(contentsOf: fixture.url("Week.notes"))
@@ -117,9 +117,9 @@ struct DocumentControllerTests {
         }
     }
 
-    @Test("moved while open: the move is seen, the save goes to the new place, nothing is recreated at the old one")
-    func movedWhileOpen() throws {
-        try LoopVolume.withVolume(.ext4) { volume in
+    @Test("moved while open: the move is seen, the save goes to the new place, nothing is recreated at the old one", arguments: followingFileSystems)
+    func movedWhileOpen(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path("docs"))
             _ = try newDocument(fixture)
             let controller = try DocumentController<NotesDocument>(contentsOf: fixture.url("Week.notes"))
@@ -144,9 +144,9 @@ struct DocumentControllerTests {
         }
     }
 
-    @Test("deleted while open: reported, and saving does not recreate it; replaced by another file: a conflict")
-    func deletedOrReplaced() throws {
-        try LoopVolume.withVolume(.ext4) { volume in
+    @Test("deleted while open: reported, and saving does not recreate it; replaced by another file: a conflict", arguments: saveFileSystems)
+    func deletedOrReplaced(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path("docs"))
             _ = try newDocument(fixture)
             let controller = try DocumentController<NotesDocument>(contentsOf: fixture.url("Week.notes"))

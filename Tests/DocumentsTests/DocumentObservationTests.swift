@@ -25,9 +25,9 @@ struct DocumentObservationTests {
         return reports.all
     }
 
-    @Test("moved, then edited, then saved by us (silent), then deleted: each reported once, in order")
-    func reports() throws {
-        try LoopVolume.withVolume(.ext4) { volume in
+    @Test("moved, then edited, then saved by us (silent), then deleted: each reported once, in order", arguments: followingFileSystems)
+    func reports(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path("docs"))
             try FileManager.default.createDirectory(atPath: fixture.root, withIntermediateDirectories: true)
             _ = try DocumentController(

@@ -26,9 +26,9 @@ struct FileWrapperFaultTests {
         return ".\(name)\(marker)\(child.processIdentifier)-12345-abc"
     }
 
-    @Test("a save failing at each step leaves the original package and no staging directory", arguments: ["linkat", "openat", "fsync", "renameat2"])
-    func failureLeavesOriginal(call: String) throws {
-        try LoopVolume.withVolume(.ext4) { volume in
+    @Test("a save failing at each step leaves the original package and no staging directory", arguments: ["linkat", "openat", "fsync", "renameat2"], saveFileSystems)
+    func failureLeavesOriginal(call: String, kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path("docs"))
             let wrapper = try package(at: fixture)
             wrapper.addRegularFile(withContents: Data("c".utf8), preferredFilename: "c.txt")
@@ -53,9 +53,9 @@ struct FileWrapperFaultTests {
         }
     }
 
-    @Test("without RENAME_EXCHANGE the save sets the old package aside, renames the new one in, and removes the old")
-    func noExchangeFallback() throws {
-        try LoopVolume.withVolume(.ext4) { volume in
+    @Test("without RENAME_EXCHANGE the save sets the old package aside, renames the new one in, and removes the old", arguments: saveFileSystems)
+    func noExchangeFallback(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path("docs"))
             let wrapper = try package(at: fixture)
             wrapper.addRegularFile(withContents: Data("c".utf8), preferredFilename: "c.txt")
@@ -70,9 +70,9 @@ struct FileWrapperFaultTests {
         }
     }
 
-    @Test("a dead writer's half-built package is removed by the next save; a live one's is not")
-    func deadStagingSwept() throws {
-        try LoopVolume.withVolume(.ext4) { volume in
+    @Test("a dead writer's half-built package is removed by the next save; a live one's is not", arguments: saveFileSystems)
+    func deadStagingSwept(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path("docs"))
             let wrapper = try package(at: fixture)
             let dead = try deadWritersName("Doc.pkg", marker: ".saving-")
@@ -85,9 +85,9 @@ struct FileWrapperFaultTests {
         }
     }
 
-    @Test("a dead writer that set the old package aside and died before renaming the new one in: the next save puts it back first")
-    func deadBackupRestored() throws {
-        try LoopVolume.withVolume(.ext4) { volume in
+    @Test("a dead writer that set the old package aside and died before renaming the new one in: the next save puts it back first", arguments: saveFileSystems)
+    func deadBackupRestored(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path("docs"))
             let wrapper = try package(at: fixture)
             let backup = try deadWritersName("Doc.pkg", marker: ".backup-")

@@ -9,10 +9,10 @@ import VolumeFixtures
 struct FileWrapperKillTests {
     static let points = ["linkat:1", "openat:3", "fsync:1", "fsync:2", "before-exchange", "after-exchange", "during-cleanup"]
 
-    @Test("SIGKILL during a save leaves the old or the new package, and the next save completes", arguments: points)
-    func killed(at point: String) throws {
+    @Test("SIGKILL during a save leaves the old or the new package, and the next save completes", arguments: points, saveFileSystems)
+    func killed(at point: String, kind: FixtureFileSystem) throws {
         let probe = try #require(WrapperProbe.path, "wrapper-probe is built with the tests")
-        try LoopVolume.withVolume(.ext4) { volume in
+        try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path("docs"))
             try fixture.file("Doc.pkg/keep.txt", "keep")
             try fixture.file("Doc.pkg/sub/deep.txt", "deep")

@@ -9,9 +9,9 @@ import VolumeFixtures
 /// lazily, never reads what is outside.
 @Suite("FileWrapper reads under a symlink-swapping race", .serialized, .requiresRealVolumes)
 struct FileWrapperRaceTests {
-    @Test("sub/ and a link to the outside exchanged during immediate and lazy reads: outside bytes never read")
-    func swappedDirectoryNeverEscapes() throws {
-        try LoopVolume.withVolume(.ext4) { volume in
+    @Test("sub/ and a link to the outside exchanged during immediate and lazy reads: outside bytes never read", arguments: saveFileSystems)
+    func swappedDirectoryNeverEscapes(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path("race"))
             try fixture.file("P.pkg/sub/f.txt", "inside")
             try fixture.file("outside/f.txt", "OUTSIDE")

@@ -9,9 +9,9 @@ import VolumeFixtures
 /// case-sensitive volume, `matchesContents`, and what cannot be read.
 @Suite("FileWrapper reading on real volumes", .serialized, .requiresRealVolumes)
 struct FileWrapperReadingTests {
-    @Test("lazy: a child deleted on disk reads as nil, and the next write reports the read error; immediate keeps it")
-    func lazyVersusImmediate() throws {
-        try LoopVolume.withVolume(.ext4) { volume in
+    @Test("lazy: a child deleted on disk reads as nil, and the next write reports the read error; immediate keeps it", arguments: saveFileSystems)
+    func lazyVersusImmediate(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path(""))
             try fixture.file("P.pkg/a.txt", "a")
             try fixture.file("P.pkg/b.txt", "b")
@@ -37,9 +37,9 @@ struct FileWrapperReadingTests {
         }
     }
 
-    @Test("a case-sensitive directory holding a.txt and A.txt reads as two children and is written back unchanged")
-    func caseCollisionOnDisk() throws {
-        try LoopVolume.withVolume(.ext4) { volume in
+    @Test("a case-sensitive directory holding a.txt and A.txt reads as two children and is written back unchanged", arguments: saveFileSystems)
+    func caseCollisionOnDisk(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path(""))
             try fixture.file("P.pkg/a.txt", "lower")
             try fixture.file("P.pkg/A.txt", "upper")
@@ -55,9 +55,9 @@ struct FileWrapperReadingTests {
         }
     }
 
-    @Test("matchesContents: true after a read, false after an external change or removal of a known child")
-    func matching() throws {
-        try LoopVolume.withVolume(.ext4) { volume in
+    @Test("matchesContents: true after a read, false after an external change or removal of a known child", arguments: saveFileSystems)
+    func matching(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path(""))
             try fixture.file("P.pkg/a.txt", "a")
             try fixture.file("P.pkg/b.txt", "b")

@@ -55,9 +55,9 @@ struct FileWrapperSavingTests {
         }
     }
 
-    @Test("without .withNameUpdating, children added before the first save are not linked by the second; with it they are")
-    func nameUpdating() throws {
-        try LoopVolume.withVolume(.ext4) { volume in
+    @Test("without .withNameUpdating, children added before the first save are not linked by the second; with it they are", arguments: saveFileSystems)
+    func nameUpdating(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path(""))
             for updating in [false, true] {
                 let name = updating ? "B.pkg" : "A.pkg"
@@ -116,9 +116,9 @@ struct FileWrapperSavingTests {
         }
     }
 
-    @Test("a non-atomic write over an existing package fails with fileWriteFileExists and changes nothing")
-    func nonAtomicOverExisting() throws {
-        try LoopVolume.withVolume(.ext4) { volume in
+    @Test("a non-atomic write over an existing package fails with fileWriteFileExists and changes nothing", arguments: saveFileSystems)
+    func nonAtomicOverExisting(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path(""))
             let package = try makePackage(fixture)
             let inode = try fixture.inode("Doc.pkg")

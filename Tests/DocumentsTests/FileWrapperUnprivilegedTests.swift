@@ -18,10 +18,10 @@ enum WrapperProbe {
 /// files root owns, `protected_hardlinks` refuses the links and the save copies them instead.
 @Suite("FileWrapper saving as an unprivileged user", .serialized, .requiresRealVolumes, .requiresUnprivilegedUser)
 struct FileWrapperUnprivilegedTests {
-    @Test("its own package: unchanged files linked, as root does")
-    func ownPackage() throws {
+    @Test("its own package: unchanged files linked, as root does", arguments: saveFileSystems)
+    func ownPackage(kind: FixtureFileSystem) throws {
         let probe = try #require(WrapperProbe.path, "wrapper-probe is built with the tests")
-        try LoopVolume.withVolume(.ext4) { volume in
+        try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path("home"))
             try fixture.file("Doc.pkg/keep.txt", "keep")
             try fixture.file("Doc.pkg/change.txt", "old")
@@ -35,12 +35,12 @@ struct FileWrapperUnprivilegedTests {
         }
     }
 
-    @Test("root's files in a directory uid 65534 may write: links are refused (protected_hardlinks), so they are copied")
-    func othersFilesAreCopied() throws {
+    @Test("root's files in a directory uid 65534 may write: links are refused (protected_hardlinks), so they are copied", arguments: saveFileSystems)
+    func othersFilesAreCopied(kind: FixtureFileSystem) throws {
         let probe = try #require(WrapperProbe.path, "wrapper-probe is built with the tests")
         let protected = (try? String(contentsOfFile: "/proc/sys/fs/protected_hardlinks", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        try LoopVolume.withVolume(.ext4) { volume in
+        try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path("shared"))
             try fixture.file("Doc.pkg/keep.txt", "keep")
             try fixture.file("Doc.pkg/change.txt", "old")

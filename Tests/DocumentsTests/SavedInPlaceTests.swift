@@ -37,9 +37,9 @@ struct SavedInPlaceTests {
         }
     }
 
-    @Test("a different package moved in at the path is still a replacement: stale")
-    func strangerIsStillAReplacement() throws {
-        try LoopVolume.withVolume(.ext4) { volume in
+    @Test("a different package moved in at the path is still a replacement: stale", arguments: saveFileSystems)
+    func strangerIsStillAReplacement(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path("docs"))
             try fixture.file("Doc.pkg/a.txt", "a")
             try fixture.file("Other.pkg/a.txt", "other")
