@@ -131,8 +131,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzBookmark",
-            dependencies: ["BookmarkFormat"],
-            path: "Tools/FuzzBookmark"
+            dependencies: ["BookmarkFormat", "Documents"],
+            path: "Tools/FuzzBookmark",
+            exclude: ["seeds"]
         ),
 
         // MARK: Tests

@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-// libFuzzer entry point for the BookmarkFormat decoders (built with --sanitize=fuzzer).
-// Every decoder must either throw a typed error or return a value that re-encodes and decodes
-// back to an equal value; anything else traps, and libFuzzer records the input.
+// libFuzzer entry point for the BookmarkFormat decoders and FileWrapper's serialised form (built
+// with --sanitize=fuzzer). Every decoder must either refuse the input (a typed error, or nil) or
+// return a value that re-encodes and decodes back to an equal value; anything else traps, and
+// libFuzzer records the input. Inputs starting with "SBFW" go to the wrapper decoder.
 import BookmarkFormat
+import Documents
+import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func bookmarkFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    if bytes.starts(with: Array("SBFW".utf8)) {
+        wrapperFuzzOneInput(bytes)
+        return 0
+    }
     // Recognises bookmark data, alias files, alias records and base64 of any of them.
     guard let source = try? BookmarkSource(decoding: bytes) else { return 0 }
     // Through the public API only: records compare every TOC, key, item type and number subtype.
@@ -33,4 +40,14 @@ public func bookmarkFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> C
     // libFuzzer still steers towards the lengths whose dumps add coverage.
     if size % 16 == 5 { _ = BookmarkInspection(source: source).jsonText }
     return 0
+}
+
+/// FileWrapper's serialised form: refused, or decoded to a tree whose encoding decodes to the
+/// same encoding again.
+func wrapperFuzzOneInput(_ bytes: [UInt8]) {
+    guard let wrapper = FileWrapper(serializedRepresentation: Data(bytes)) else { return }
+    guard let encoded = wrapper.serializedRepresentation else { fatalError("a decoded wrapper did not encode") }
+    guard let again = FileWrapper(serializedRepresentation: encoded), again.serializedRepresentation == encoded else {
+        fatalError("wrapper round trip differs")
+    }
 }
