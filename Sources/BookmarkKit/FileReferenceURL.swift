@@ -365,21 +365,9 @@ extension FileReferenceURL {
             var coveredMount = false
             let mountPoint = PathBytes(entry.mountPoint)
             if let lastKnown, PathBytes(lastKnown).isWithin(mountPoint), lastKnown != entry.mountPoint {
-                var current = PathBytes(lastKnown).parent
-                var skip: UInt64?
-                while !found {
-                    if let directory = try? Directory.current.open(
-                        bytes: current.bytes, options: [.readOnly, .directory, .nonBlocking])
-                    {
-                        defer { try? directory.close() }
-                        found = try walker.walk(
-                            directory, path: current.bytes, skipping: skip, interesting: interesting, examine: examine)
-                        skip = (try? directory.status())?.inode
-                        if current == mountPoint { coveredMount = true }
-                    }
-                    if current == mountPoint || current.bytes.count <= mountPoint.bytes.count { break }
-                    current = current.parent
-                }
+                (found, coveredMount) = try walker.walkOutward(
+                    from: PathBytes(lastKnown).parent.bytes, mountPoint: entry.mountPoint, interesting: interesting,
+                    examine: examine)
             }
             if !found && !coveredMount {
                 found = try walker.walk(root, path: entry.mountPoint, interesting: interesting, examine: examine)

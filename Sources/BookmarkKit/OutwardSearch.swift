@@ -77,27 +77,16 @@ struct OutwardSearch {
 
     /// Searches outward from `start` (an absolute path on the volume).
     mutating func run(from start: [UInt8]) throws(VolumeWalker.Stop) -> Found? {
-        var current = start
-        var skip: UInt64?
-        while true {
-            if let directory = try? Directory.current.open(bytes: current, options: [.readOnly, .directory, .nonBlocking])
-            {
-                var found: Found?
-                let goal = self.goal
-                let volume = self.volume
-                _ = try walker.walk(
-                    directory, path: current, skipping: skip, interesting: goal.isInteresting,
-                    examine: { entry, parent, path in
-                        found = goal.confirm(entry, in: parent, at: path, on: volume)
-                        return found != nil
-                    })
-                if let found { return found }
-                skip = (try? directory.status())?.inode
-            }
-            if current == volume.mountPoint || current.count <= 1 { return nil }
-            current = PathBytes(current).parent.bytes
-            if current.count < volume.mountPoint.count { return nil }
-        }
+        var found: Found?
+        let goal = self.goal
+        let volume = self.volume
+        _ = try walker.walkOutward(
+            from: start, mountPoint: volume.mountPoint, interesting: goal.isInteresting,
+            examine: { entry, parent, path in
+                found = goal.confirm(entry, in: parent, at: path, on: volume)
+                return found != nil
+            })
+        return found
     }
 }
 

@@ -81,3 +81,33 @@ struct VolumeWalker {
     }
 }
 
+extension VolumeWalker {
+    /// Walks outward from the directory `start` (an absolute path on the mount at `mountPoint`):
+    /// its subtree, then each ancestor's other entries, up to and including the mount point, until
+    /// `examine` accepts an entry. An ancestor that cannot be opened is passed over.
+    ///
+    /// - Returns: Whether an entry was accepted, and whether the mount point's own directory was
+    ///   walked (then the whole mount was covered).
+    mutating func walkOutward(
+        from start: [UInt8], mountPoint: [UInt8],
+        interesting: (DirectoryEntry) -> Bool,
+        examine: (DirectoryEntry, OwnedDescriptor, [UInt8]) -> Bool
+    ) throws(Stop) -> (found: Bool, walkedMountPoint: Bool) {
+        var current = PathBytes(start)
+        let root = PathBytes(mountPoint)
+        var skip: UInt64?
+        var walkedMountPoint = false
+        while true {
+            if let directory = try? Directory.current.open(bytes: current.bytes, options: [.readOnly, .directory, .nonBlocking]) {
+                defer { try? directory.close() }
+                if try walk(directory, path: current.bytes, skipping: skip, interesting: interesting, examine: examine) {
+                    return (true, current == root)
+                }
+                skip = (try? directory.status())?.inode
+                if current == root { walkedMountPoint = true }
+            }
+            if current == root || current.bytes.count <= max(1, root.bytes.count) { return (false, walkedMountPoint) }
+            current = current.parent
+        }
+    }
+}

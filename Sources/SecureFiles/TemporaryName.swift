@@ -21,29 +21,20 @@ enum TemporaryName {
 
     /// A new temporary name for `name`, owned by this process.
     static func make(for name: [UInt8]) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        let owner = ProcessStart.current
-        let suffix = "\(owner.pid)-\(owner.start)-" + String(generator.next() as UInt64, radix: 16)
-        return Array(".".utf8) + name.prefix(150) + marker + Array(suffix.utf8)
+        OwnedName.make(for: name, marker: String(decoding: marker, as: UTF8.self))
     }
 
     /// The owner a temporary name records, or `nil` for any other name.
     static func owner(of entry: [UInt8]) -> (pid: Int32, start: UInt64)? {
         guard entry.first == UInt8(ascii: "."), entry.count > marker.count + 5 else { return nil }
-        var cut: Int?
         var index = entry.count - marker.count
         while index > 0 {
-            if entry[index..<index + marker.count].elementsEqual(marker) { cut = index; break }
+            if entry[index..<index + marker.count].elementsEqual(marker) {
+                return OwnedName.owner(inSuffix: entry[(index + marker.count)...])
+            }
             index -= 1
         }
-        guard let cut else { return nil }
-        let fields = entry[(cut + marker.count)...].split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
-        guard fields.count == 3,
-            let pid = Int32(String(decoding: fields[0], as: UTF8.self)), pid > 0,
-            let start = UInt64(String(decoding: fields[1], as: UTF8.self)),
-            UInt64(String(decoding: fields[2], as: UTF8.self), radix: 16) != nil
-        else { return nil }
-        return (pid, start)
+        return nil
     }
 }
 
@@ -155,15 +146,22 @@ public enum OwnedName {
     /// gone (a process that is still running, this one included, is never abandoned).
     public static func isAbandoned(_ entry: [UInt8], for name: [UInt8], marker: String) -> Bool {
         let prefix = Array(".".utf8) + name.prefix(150) + Array(marker.utf8)
-        guard entry.count > prefix.count, entry.starts(with: prefix) else { return false }
-        let fields = entry[prefix.count...].split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+        guard entry.count > prefix.count, entry.starts(with: prefix),
+            let owner = owner(inSuffix: entry[prefix.count...])
+        else { return false }
+        let me = ProcessStart.current
+        if owner.pid == me.pid && owner.start == me.start { return false }
+        return !ProcessStart.isAlive(pid: owner.pid, start: owner.start)
+    }
+
+    /// The owner in the `<pid>-<start>-<random hex>` part of a name, or `nil` when it is not one.
+    static func owner(inSuffix suffix: ArraySlice<UInt8>) -> (pid: Int32, start: UInt64)? {
+        let fields = suffix.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
         guard fields.count == 3,
             let pid = Int32(String(decoding: fields[0], as: UTF8.self)), pid > 0,
             let start = UInt64(String(decoding: fields[1], as: UTF8.self)),
             UInt64(String(decoding: fields[2], as: UTF8.self), radix: 16) != nil
-        else { return false }
-        let me = ProcessStart.current
-        if pid == me.pid && start == me.start { return false }
-        return !ProcessStart.isAlive(pid: pid, start: start)
+        else { return nil }
+        return (pid, start)
     }
 }
