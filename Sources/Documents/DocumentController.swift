@@ -108,10 +108,7 @@
             let wrapper = try document.fileWrapper(
                 configuration: FileDocumentWriteConfiguration(contentType: contentType, existingFile: nil))
             try Self.withWriterLock(for: url) { () throws -> Void in
-                // lstat: a symbolic link there, even a dangling one, counts as something.
-                guard (try? FileManager.default.attributesOfItem(atPath: url.path)) == nil else {
-                    throw DocumentError.alreadyExists(url)
-                }
+                guard !Self.somethingExists(at: url) else { throw DocumentError.alreadyExists(url) }
                 try wrapper.write(to: url, options: [.atomic, .withNameUpdating], originalContentsURL: nil)
             }
             storedDocument = document
@@ -205,7 +202,7 @@
             // contents shows in the package's modification time or its children's identities.
             if wrapper.matchesMovedContentsExactly(of: storedURL) { return nil }
             guard let bookmark else {
-                return FileManager.default.fileExists(atPath: storedURL.path) ? .modified(storedURL) : .deleted(lastKnown: storedURL)
+                return Self.somethingExists(at: storedURL) ? .modified(storedURL) : .deleted(lastKnown: storedURL)
             }
             switch Result(catching: { () throws(BookmarkError) -> Resolution in try bookmark.resolve() }) {
             case .failure:
@@ -227,6 +224,15 @@
         /// directory (a package), whatever is on disk at the moment.
         private func canonical(_ url: URL) -> URL {
             URL(fileURLWithPath: url.standardizedFileURL.path, isDirectory: wrapper.isDirectory)
+        }
+
+        /// Whether anything is at `url`, a symbolic link (even a dangling one) included: one `statx`
+        /// of the name in its directory.
+        private static func somethingExists(at url: URL) -> Bool {
+            guard let (parent, name) = try? PackageSource(root: Array(url.standardizedFileURL.path.utf8), components: []).openParent()
+            else { return false }
+            defer { try? parent.close() }
+            return (try? parent.statusOfChild(name)) != nil
         }
 
         private static func bookmark(of url: URL) -> Bookmark? {

@@ -12,7 +12,7 @@
         /// `false` after ``addFileWrapper(_:)`` or ``removeFileWrapper(_:)``, which remove the
         /// directory's recorded date, until it is read again or saved.
         public func matchesContents(of url: URL) -> Bool {
-            locked { matches(Array(url.standardizedFileURL.path.utf8), exactly: false) }
+            locked { matches(url, exactly: false) }
         }
 
         /// The stricter check (a Linux addition): the same object as when it was read or written,
@@ -20,19 +20,26 @@
         /// time; for a directory, every child in memory too. An edit that keeps the modification
         /// time (`touch -r`) is caught: it changes the change time.
         public func matchesContentsExactly(of url: URL) -> Bool {
-            locked { matches(Array(url.standardizedFileURL.path.utf8), exactly: true) }
+            locked { matches(url, exactly: true) }
         }
 
         /// ``matchesContentsExactly(of:)`` for a package that was moved: a rename changes the moved
         /// directory's change time, so the top level is compared without it.
         func matchesMovedContentsExactly(of url: URL) -> Bool {
-            locked { matches(Array(url.standardizedFileURL.path.utf8), exactly: true, ignoringChangeTime: true) }
+            locked { matches(url, exactly: true, ignoringChangeTime: true) }
         }
 
-        private func matches(_ path: [UInt8], exactly: Bool, ignoringChangeTime: Bool = false) -> Bool {
-            guard let status = try? Directory.current.open(bytes: path, options: [.pathOnly, .noFollow]).status() else {
-                return false
-            }
+        /// Opens the item's parent, then compares the tree entry by entry through directory
+        /// descriptors (one `statx` per entry, no link followed below the item).
+        private func matches(_ url: URL, exactly: Bool, ignoringChangeTime: Bool = false) -> Bool {
+            guard let (parent, name) = try? PackageSource(root: Array(url.standardizedFileURL.path.utf8), components: []).openParent()
+            else { return false }
+            defer { try? parent.close() }
+            return matches(name, in: parent, exactly: exactly, ignoringChangeTime: ignoringChangeTime)
+        }
+
+        private func matches(_ name: [UInt8], in parent: OwnedDescriptor, exactly: Bool, ignoringChangeTime: Bool = false) -> Bool {
+            guard let status = try? parent.statusOfChild(name) else { return false }
             let sameKind: Bool
             switch (kind, status.kind) {
             case (.regular, .regular), (.directory, .directory), (.symlink, .symlink): sameKind = true
@@ -49,10 +56,11 @@
                 else { return false }
             }
             guard kind == .directory, let table = storedChildren else { return true }
+            guard let directory = try? parent.openChild(name, options: [.readOnly, .directory]) else { return false }
+            defer { try? directory.close() }
             for (key, child) in table.dictionary {
-                let name = child.keepsDiskName ? (child.diskName ?? Array(key.utf8)) : Array(key.utf8)
-                let childPath = PathBytes(path).appending(name).bytes
-                guard child.locked({ child.matches(childPath, exactly: exactly) }) else { return false }
+                let childName = child.keepsDiskName ? (child.diskName ?? Array(key.utf8)) : Array(key.utf8)
+                guard child.locked({ child.matches(childName, in: directory, exactly: exactly) }) else { return false }
             }
             return true
         }

@@ -104,9 +104,7 @@
         /// Reads the entry `name` of `parent` into this wrapper: its kind, attributes and identity,
         /// and with `immediate` its whole contents.
         func readNode(parent: OwnedDescriptor, name: [UInt8], source: PackageSource, immediate: Bool) throws(FileSystemError) {
-            let object = try parent.openChild(name, options: [.pathOnly])
-            let status = try object.status()
-            try? object.close()
+            let status = try parent.statusOfChild(name)
             let newKind: Kind
             switch status.kind {
             case .regular: newKind = .regular

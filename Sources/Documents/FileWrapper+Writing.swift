@@ -44,15 +44,12 @@
         let umask: UInt32
         let url: URL
 
-        enum Failure: Error {
-            case system(FileSystemError)
-            case unreadable(FileWrapper, any Error)
-        }
-
         func write(_ root: FileWrapper, to path: [UInt8], original: URL?) throws {
             let target = PathBytes(path)
             guard let name = target.lastComponent else { return }
-            do throws(FileSystemError) {
+            // Failures are `FileSystemError`s, reported as Apple's write errors, or the `CocoaError`
+            // of contents a lazy read could not get (``unreadable(_:)``), passed on as it is.
+            do {
                 let parent = try Directory(opening: target.parent.filePath)
                 switch root.kind {
                 case .directory:
@@ -66,11 +63,7 @@
                 case .symlink:
                     try writeLink(root, name: name, in: parent)
                 }
-            } catch {
-                if let unreadable = WriteAbort.current.withLock({ $0 }) {
-                    WriteAbort.current.withLock { $0 = nil }
-                    throw unreadable
-                }
+            } catch let error as FileSystemError {
                 throw CocoaError.writing(error, url: url)
             }
         }
@@ -79,7 +72,7 @@
 
         private func writePackage(
             _ root: FileWrapper, name: [UInt8], in parent: Directory, original: OwnedDescriptor?, path: [UInt8]
-        ) throws(FileSystemError) {
+        ) throws {
             if options.contains(.atomic) { Self.sweepLeftovers(of: name, in: parent) }
             let exists = (try? parent.descriptor.openChild(name, options: [.pathOnly]))
                 .map { descriptor -> Bool in
@@ -89,7 +82,7 @@
             guard options.contains(.atomic) else {
                 if exists { throw FileSystemError(syscall: "mkdirat", errno: .fileExists, path: FilePath(bytes: path)) }
                 let made = try parent.createDirectory(FilePath(bytes: name), permissions: [.ownerReadWriteExecute])
-                do throws(FileSystemError) {
+                do {
                     try fill(made, with: root, original: original)
                     try finish(made, root)
                     try synchronize(parent)
@@ -102,7 +95,7 @@
             }
             let stageName = OwnedName.make(for: name, marker: Self.stagingMarker)
             let stage = try parent.createDirectory(FilePath(bytes: stageName), permissions: [.ownerReadWriteExecute])
-            do throws(FileSystemError) {
+            do {
                 try fill(stage, with: root, original: original)
                 if exists { recordSuccession(of: name, in: parent, on: stage) }
                 try finish(stage, root)
@@ -143,20 +136,18 @@
         }
 
         /// Writes `node`'s children into the new directory `directory`.
-        private func fill(_ directory: Directory, with node: FileWrapper, original: OwnedDescriptor?) throws(FileSystemError) {
-            guard let table = node.loadedChildren() else { throw abort(node) }
+        private func fill(_ directory: Directory, with node: FileWrapper, original: OwnedDescriptor?) throws {
+            guard let table = node.loadedChildren() else { throw unreadable(node) }
             for key in table.dictionary.keys.sorted() {
                 guard let child = table.dictionary[key] else { continue }
                 let name = child.keepsDiskName ? (child.diskName ?? Array(key.utf8)) : Array(key.utf8)
-                try child.locked { () throws(FileSystemError) -> Void in
+                try child.locked { () throws -> Void in
                     try write(child, as: name, in: directory, original: original)
                 }
             }
         }
 
-        private func write(_ child: FileWrapper, as name: [UInt8], in directory: Directory, original: OwnedDescriptor?)
-            throws(FileSystemError)
-        {
+        private func write(_ child: FileWrapper, as name: [UInt8], in directory: Directory, original: OwnedDescriptor?) throws {
             switch child.kind {
             case .regular:
                 if options.contains(.cloningUnchangedFiles), let original, let linkName = linkableName(of: child, in: original) {
@@ -174,7 +165,7 @@
                         child.storedContents = try child.readContents(parent: original, name: linkName)
                     }
                 }
-                guard let data = child.loadedContents() else { throw abort(child) }
+                guard let data = child.loadedContents() else { throw unreadable(child) }
                 let file = try directory.createFile(
                     bytes: name, permissions: FilePermissions(rawValue: child.permissionsToWrite(umask: umask) & 0o777))
                 defer { try? file.close() }
@@ -182,7 +173,7 @@
                 if let time = child.modificationTimeToWrite { try file.setModificationTime(time) }
                 try file.synchronize()
             case .symlink:
-                guard let target = child.loadedLinkTarget() else { throw abort(child) }
+                guard let target = child.loadedLinkTarget() else { throw unreadable(child) }
                 try directory.createSymlink(FilePath(bytes: name), target: target)
             case .directory:
                 let made = try directory.createDirectory(FilePath(bytes: name), permissions: [.ownerReadWriteExecute])
@@ -266,8 +257,8 @@
 
         // MARK: A file or a link at the top
 
-        private func writeFile(_ node: FileWrapper, name: [UInt8], in parent: Directory) throws(FileSystemError) {
-            guard let data = node.loadedContents() else { throw abort(node) }
+        private func writeFile(_ node: FileWrapper, name: [UInt8], in parent: Directory) throws {
+            guard let data = node.loadedContents() else { throw unreadable(node) }
             let permissions = FilePermissions(rawValue: node.permissionsToWrite(umask: umask) & 0o777)
             if !options.contains(.atomic), (try? parent.descriptor.openChild(name, options: [.pathOnly])) != nil {
                 throw FileSystemError(syscall: "openat", errno: .fileExists, path: FilePath(bytes: name))
@@ -282,13 +273,13 @@
             node.snapshot = (try? parent.descriptor.openChild(name, options: [.pathOnly]).status()).map(Snapshot.init)
         }
 
-        private func writeLink(_ node: FileWrapper, name: [UInt8], in parent: Directory) throws(FileSystemError) {
-            guard let target = node.loadedLinkTarget() else { throw abort(node) }
+        private func writeLink(_ node: FileWrapper, name: [UInt8], in parent: Directory) throws {
+            guard let target = node.loadedLinkTarget() else { throw unreadable(node) }
             guard options.contains(.atomic) else {
                 try parent.createSymlink(FilePath(bytes: name), target: target)
                 return
             }
-            let temporary = Self.hiddenName(for: name, suffix: "saving")
+            let temporary = OwnedName.make(for: name, marker: Self.stagingMarker)
             try parent.createSymlink(FilePath(bytes: temporary), target: target)
             do throws(FileSystemError) {
                 try parent.rename(FilePath(bytes: temporary), to: FilePath(bytes: name), mode: .replace)
@@ -367,32 +358,17 @@
 
         // MARK: Helpers
 
-        /// `.<name>.<random>.<suffix>`, cut to fit a 255-byte name.
-        static func hiddenName(for name: [UInt8], suffix: String) -> [UInt8] {
-            let tail = Array(".\(String(UInt32.random(in: .min ... .max), radix: 16)).\(suffix)".utf8)
-            return [0x2E] + name.prefix(255 - 1 - tail.count) + tail
+        /// The error for contents that a lazy read could not get: that read's error, as Apple reports
+        /// it at the next write.
+        private func unreadable(_ node: FileWrapper) -> CocoaError {
+            if let failure = node.lazyError as? FileSystemError { return CocoaError.reading(failure, url: url) }
+            return CocoaError(
+                .fileReadUnknown,
+                userInfo: [
+                    NSURLErrorKey: url, NSFilePathErrorKey: url.path,
+                    NSDebugDescriptionErrorKey: "the contents of a child could not be read",
+                ])
         }
-
-        /// Records that `node`'s contents could not be read (its lazy read failed), for the caller to
-        /// report as that read error, and stops the write.
-        private func abort(_ node: FileWrapper) -> FileSystemError {
-            let underlying = node.lazyError
-            var userInfo: [String: Any] = [
-                NSURLErrorKey: url, NSFilePathErrorKey: url.path,
-                NSDebugDescriptionErrorKey: "the contents of a child could not be read",
-            ]
-            if let underlying { userInfo[NSUnderlyingErrorKey] = underlying }
-            let error =
-                (underlying as? FileSystemError).map { CocoaError.reading($0, url: url) }
-                ?? CocoaError(.fileReadUnknown, userInfo: userInfo)
-            WriteAbort.current.withLock { $0 = error }
-            return (underlying as? FileSystemError) ?? FileSystemError(syscall: "read", errno: .ioError, path: nil)
-        }
-    }
-
-    /// The read error that stopped a write (writes run one at a time, under FileWrapper's lock).
-    enum WriteAbort {
-        static let current = Locked<CocoaError?>(nil)
     }
 
     extension FileWrapper {

@@ -58,7 +58,7 @@
             let parent = try Directory.current.open(bytes: bytes.parent.bytes, options: [.pathOnly, .directory])
             defer { try? parent.close() }
             var report = Report(entries: 0, bytes: 0, problems: [])
-            let top = try parent.openChild(name, options: [.pathOnly]).status()
+            let top = try parent.statusOfChild(name)
             check(name, in: parent, status: top, relative: [], depth: 0, report: &report)
             return report
         }
@@ -97,9 +97,7 @@
                     for entry in entries {
                         let childPath = relative.isEmpty ? entry.name : relative + [0x2F] + entry.name
                         do throws(FileSystemError) {
-                            let object = try directory.openChild(entry.name, options: [.pathOnly])
-                            let childStatus = try object.status()
-                            try? object.close()
+                            let childStatus = try directory.statusOfChild(entry.name)
                             check(entry.name, in: directory, status: childStatus, relative: childPath, depth: depth + 1, report: &report)
                         } catch {
                             report.entries += 1

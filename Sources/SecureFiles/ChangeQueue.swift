@@ -65,14 +65,14 @@ public final class ChangeQueue: @unchecked Sendable {
         var offset = 0
         let header = MemoryLayout<Int32>.size + 3 * MemoryLayout<UInt32>.size
         while offset + header <= length {
-            func integer<T: FixedWidthInteger>(_ at: Int, _: T.Type) -> T {
-                var value: T = 0
-                for index in 0..<MemoryLayout<T>.size { value |= T(buffer[at + index]) << (8 * index) }
-                return value
+            // struct inotify_event, in this machine's byte order: wd, mask, cookie, len, name.
+            let (watch, mask, nameLength) = buffer.withUnsafeBytes { raw in
+                (
+                    raw.loadUnaligned(fromByteOffset: offset, as: Int32.self),
+                    raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
+                    Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                )
             }
-            let watch = integer(offset, Int32.self)
-            let mask = integer(offset + 4, UInt32.self)
-            let nameLength = Int(integer(offset + 12, UInt32.self))
             guard offset + header + nameLength <= length else { break }
             let name = Array(buffer[(offset + header)..<(offset + header + nameLength)].prefix { $0 != 0 })
             events.append(Event(watch: watch, mask: mask, name: name))
