@@ -169,7 +169,7 @@ let package = Package(
         .testTarget(
             name: "BookmarkFormatTests",
             dependencies: [
-                "BookmarkFormat",
+                "BookmarkFormat", "VolumeFixtures",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             exclude: ["Interop/mac_alias_peer.py"]

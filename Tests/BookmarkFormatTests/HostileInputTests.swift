@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Malformed and malicious input fails fast with a typed error; it never traps or hangs.
-import Testing
 import BookmarkFormat
+import Testing
+import VolumeFixtures
 
 @Suite("Hostile input")
 struct HostileInputTests {
@@ -174,15 +175,3 @@ struct HostileInputTests {
     }
 }
 
-/// A tiny deterministic generator for tests.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Decoded documents keep validated bytes and build items on access; they must behave exactly
 // like documents built from values: same items, same equality and hashes, same encoded bytes.
-import Testing
 import BookmarkFormat
+import Testing
+import VolumeFixtures
 
 @Suite("Lazy storage")
 struct LazyStorageTests {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Properties: random records round-trip; arbitrary bytes never trap.
+import BookmarkFormat
 import PropertyBased
 import Testing
-import BookmarkFormat
+import VolumeFixtures
 
 @Suite("Properties")
 struct PropertyTests {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Deterministic random bookmark records for property and interop tests.
 import BookmarkFormat
+import VolumeFixtures
 
 enum RandomRecords {
     static let nameScalars: [String] = ["a", "b", "Z", "0", "9", " ", "-", "_", ".", "é", "ß", "ü", "中", "😀", "Å"]

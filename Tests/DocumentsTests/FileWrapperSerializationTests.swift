@@ -2,6 +2,7 @@
 import Documents
 import Foundation
 import Testing
+import VolumeFixtures
 
 /// `serializedRepresentation` in this library's own format, keyed coding under Apple's key, and a
 /// decoder that refuses hostile bytes without crashing.
@@ -98,7 +99,7 @@ struct FileWrapperSerializationTests {
     @Test("20,000 random mutations never crash the decoder, and what it accepts encodes again")
     func fuzzed() throws {
         let data = [UInt8](try #require(sampleTree().serializedRepresentation))
-        var generator = SeededGenerator(seed: 0x5EED)
+        var generator = SplitMix(seed: 0x5EED)
         var accepted = 0
         for _ in 0..<20_000 {
             var mutated = data
@@ -115,18 +116,5 @@ struct FileWrapperSerializationTests {
             }
         }
         #expect(accepted < 20_000)
-    }
-}
-
-/// A small deterministic generator (SplitMix64) so a failing mutation can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
