@@ -62,7 +62,7 @@ public struct SyscallCall: Sendable, Hashable, CustomStringConvertible {
             parts.append(names.isEmpty ? "0x" + String(flags, radix: 16) : names.joined(separator: "|"))
         }
         if let mode { parts.append("0o" + String(mode, radix: 8)) }
-        if let resolve { parts.append(resolveNames.joined(separator: "|")) }
+        if resolve != nil { parts.append(resolveNames.joined(separator: "|")) }
         if let secondDescriptor { parts.append(secondDescriptor == -100 ? "AT_FDCWD" : String(secondDescriptor)) }
         if let secondPath { parts.append("\"" + PathBytes.escape(secondPath) + "\"") }
         return "\(name)(\(parts.joined(separator: ", ")))"
