@@ -122,21 +122,6 @@
 
     /// See ``fileURL(path:isDirectory:)``.
     func fileURL(bytes: [UInt8], isDirectory: Bool) -> URL {
-        // The NUL test on the bytes: `String.contains` with Foundation imported is NSString's
-        // `range(of:)`, which was a tenth of URL(resolvingBookmarkData:) on an unmoved file.
-        if !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) {
-            return URL(fileURLWithPath: text, isDirectory: isDirectory)
-        }
-        let unreserved = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8))
-        var encoded = "file://"
-        for byte in bytes {
-            if unreserved.contains(byte) {
-                encoded.append(Character(Unicode.Scalar(byte)))
-            } else {
-                encoded += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-            }
-        }
-        if isDirectory, encoded.last != "/" { encoded += "/" }
-        return URL(string: encoded) ?? URL(fileURLWithPath: String(decoding: bytes, as: UTF8.self), isDirectory: isDirectory)
+        FileURLPaths.url(bytes: bytes, isDirectory: isDirectory)
     }
 #endif

@@ -131,38 +131,9 @@
         {
             return fileSystemPath(of: current)
         }
-        guard let bytes = percentDecoded(encoded), !bytes.isEmpty else { return nil }
+        guard let bytes = FileURLPaths.percentDecoded(encoded), !bytes.isEmpty else { return nil }
         return PathBytes(bytes).filePath
     }
-
-    /// `%XX` sequences replaced by their bytes; `nil` when a sequence is malformed.
-    func percentDecoded(_ text: String) -> [UInt8]? {
-        let utf8 = Array(text.utf8)
-        // Most paths have nothing encoded: then the bytes are the text's.
-        guard utf8.contains(UInt8(ascii: "%")) else { return utf8 }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count)
-        var iterator = utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
-    }
-
-    private func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
-
 
     /// The base directory for a relative bookmark: the URL itself when it has a directory path, else
     /// the folder holding it (a document).

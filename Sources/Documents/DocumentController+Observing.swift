@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #if os(Linux)
+    import BookmarkKit
     import Foundation
     import Glibc
     import SecureFiles
@@ -53,8 +54,9 @@
                 var lastReported: ExternalChange?
                 func rewatch(_ url: URL) {
                     for watch in watches { queue.unwatch(watch) }
-                    watches = [url.path, url.deletingLastPathComponent().path].enumerated().compactMap { index, path in
-                        try? queue.watch(FilePath(path), mask: index == 0 ? documentMask : directoryMask)
+                    guard let path = FileURLPaths.bytes(of: url).map(PathBytes.init) else { return }
+                    watches = [path, path.parent].enumerated().compactMap { index, path in
+                        try? queue.watch(path.filePath, mask: index == 0 ? documentMask : directoryMask)
                     }
                 }
                 guard let start = self?.fileURL else { return }

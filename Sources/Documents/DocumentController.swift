@@ -95,7 +95,7 @@
             storedDocument = try Document(configuration: FileDocumentReadConfiguration(contentType: type, file: wrapper))
             self.wrapper = wrapper
             self.contentType = type
-            storedURL = URL(fileURLWithPath: url.standardizedFileURL.path, isDirectory: wrapper.isDirectory)
+            storedURL = Self.canonical(url, isDirectory: wrapper.isDirectory)
             bookmark = Self.bookmark(of: storedURL)
         }
 
@@ -114,7 +114,7 @@
             storedDocument = document
             self.wrapper = wrapper
             self.contentType = contentType
-            storedURL = URL(fileURLWithPath: url.path, isDirectory: wrapper.isDirectory)
+            storedURL = Self.canonical(url, isDirectory: wrapper.isDirectory)
             bookmark = Self.bookmark(of: storedURL)
         }
 
@@ -208,7 +208,7 @@
             case .failure:
                 return .deleted(lastKnown: storedURL)
             case .success(let resolution):
-                let url = canonical(URL(fileURLWithPath: resolution.path.string))
+                let url = FileURLPaths.url(bytes: PathBytes(resolution.path).bytes, isDirectory: wrapper.isDirectory)
                 switch resolution.matchedBy {
                 case .path, .replacedAtPath, .savedInPlace:
                     return .modified(storedURL)
@@ -222,21 +222,21 @@
 
         /// A document's URL in one form: standardized, with a trailing `/` exactly when it is a
         /// directory (a package), whatever is on disk at the moment.
-        private func canonical(_ url: URL) -> URL {
-            URL(fileURLWithPath: url.standardizedFileURL.path, isDirectory: wrapper.isDirectory)
+        private static func canonical(_ url: URL, isDirectory: Bool) -> URL {
+            FileURLPaths.bytes(of: url.standardizedFileURL).map { FileURLPaths.url(bytes: $0, isDirectory: isDirectory) } ?? url
         }
 
         /// Whether anything is at `url`, a symbolic link (even a dangling one) included: one `statx`
         /// of the name in its directory.
         private static func somethingExists(at url: URL) -> Bool {
-            guard let (parent, name) = try? PackageSource(root: Array(url.standardizedFileURL.path.utf8), components: []).openParent()
+            guard let (parent, name) = try? PackageSource(url: url)?.openParent()
             else { return false }
             defer { try? parent.close() }
             return (try? parent.statusOfChild(name)) != nil
         }
 
         private static func bookmark(of url: URL) -> Bookmark? {
-            try? Bookmark.create(for: FilePath(url.path))
+            FileURLPaths.bytes(of: url).flatMap { try? Bookmark.create(for: PathBytes($0).filePath) }
         }
 
         private static func contentType(of url: URL, given: UTType?) throws -> UTType {
@@ -261,8 +261,10 @@
         /// Runs `body` holding the exclusive writers' lock of the document at `url`: `flock` on
         /// `.<name>.lock` in its directory, created (mode 0666 minus the umask) when missing.
         static func withWriterLock<T>(for url: URL, _ body: () throws -> T) throws -> T {
-            let parent = try Directory(opening: FilePath(url.deletingLastPathComponent().path))
-            let name = Array(".\(url.lastPathComponent).lock".utf8)
+            guard let path = FileURLPaths.bytes(of: url.standardizedFileURL).map(PathBytes.init), let documentName = path.lastComponent
+            else { throw CocoaError(.fileWriteInvalidFileName, userInfo: [NSURLErrorKey: url]) }
+            let parent = try Directory(opening: path.parent.filePath)
+            let name = [0x2E] + documentName + Array(".lock".utf8)
             let umask = (try? ProcessUmask.current()).flatMap { $0 } ?? 0o022
             let file: OwnedDescriptor
             do throws(FileSystemError) {

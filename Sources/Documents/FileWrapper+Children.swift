@@ -81,6 +81,16 @@
             locked { storedChildren?.key(of: child) }
         }
 
+        /// The name this child is written under as `key`: the exact bytes it was read under when
+        /// the key stands for them (a name that is not UTF-8 reads as a key with U+FFFD in it; a key
+        /// uniqued only because of a case collision on disk), else the key.
+        func nameOnDisk(key: String) -> [UInt8] {
+            locked {
+                if let diskName, keepsDiskName || String(decoding: diskName, as: UTF8.self) == key { return diskName }
+                return Array(key.utf8)
+            }
+        }
+
         /// Removes and re-adds a child whose preferred filename changed.
         func rekey(_ child: FileWrapper) {
             guard var table = storedChildren, let key = table.key(of: child) else { return }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #if os(Linux)
+    import BookmarkKit
     import Foundation
     import SecureFiles
 
@@ -32,7 +33,7 @@
         /// Opens the item's parent, then compares the tree entry by entry through directory
         /// descriptors (one `statx` per entry, no link followed below the item).
         private func matches(_ url: URL, exactly: Bool, ignoringChangeTime: Bool = false) -> Bool {
-            guard let (parent, name) = try? PackageSource(root: Array(url.standardizedFileURL.path.utf8), components: []).openParent()
+            guard let (parent, name) = try? PackageSource(url: url)?.openParent()
             else { return false }
             defer { try? parent.close() }
             return matches(name, in: parent, exactly: exactly, ignoringChangeTime: ignoringChangeTime)
@@ -59,7 +60,7 @@
             guard let directory = try? parent.openChild(name, options: [.readOnly, .directory]) else { return false }
             defer { try? directory.close() }
             for (key, child) in table.dictionary {
-                let childName = child.keepsDiskName ? (child.diskName ?? Array(key.utf8)) : Array(key.utf8)
+                let childName = child.nameOnDisk(key: key)
                 guard child.locked({ child.matches(childName, in: directory, exactly: exactly) }) else { return false }
             }
             return true

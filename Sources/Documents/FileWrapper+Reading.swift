@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #if os(Linux)
+    import BookmarkKit
     import Foundation
     import SecureFiles
     import SystemPackage
@@ -30,6 +31,14 @@
                 name = component
             }
             return (parent, name)
+        }
+    }
+
+    extension PackageSource {
+        /// The item a `file:` URL names, its path taken as exact bytes (`FileURLPaths`).
+        init?(url: URL) {
+            guard let path = FileURLPaths.bytes(of: url.standardizedFileURL) else { return nil }
+            self.init(root: path, components: [])
         }
     }
 
@@ -72,14 +81,12 @@
         /// Reads this wrapper again from `url`. Children are added and removed to match the disk;
         /// a child object whose key is still there is kept and re-read.
         public func read(from url: URL, options: ReadingOptions = []) throws {
-            let path = Array(url.standardizedFileURL.path.utf8)
-            let pathBytes = PathBytes(path)
-            guard url.isFileURL, pathBytes.isAbsolute, pathBytes.lastComponent != nil else {
+            guard let top = PackageSource(url: url), PathBytes(top.root).isAbsolute, PathBytes(top.root).lastComponent != nil else {
                 throw CocoaError(.fileReadInvalidFileName, userInfo: [NSURLErrorKey: url, NSFilePathErrorKey: url.path])
             }
             try locked { () throws -> Void in
                 do throws(FileSystemError) {
-                    let source = PackageSource(root: path, components: [])
+                    let source = top
                     let (parent, name) = try source.openParent()
                     defer { try? parent.close() }
                     try readNode(parent: parent, name: name, source: source, immediate: options.contains(.immediate))

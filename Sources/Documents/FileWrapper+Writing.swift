@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #if os(Linux)
+    import BookmarkKit
     import Foundation
     import SecureFiles
     import SystemPackage
@@ -26,8 +27,7 @@
         ///   error of contents that a lazy read could not get), with the `FileSystemError` under
         ///   `NSUnderlyingErrorKey`. Nothing at `url` is changed when it throws.
         public func write(to url: URL, options: WritingOptions = [], originalContentsURL: URL?) throws {
-            let path = Array(url.standardizedFileURL.path.utf8)
-            guard url.isFileURL, PathBytes(path).isAbsolute, PathBytes(path).lastComponent != nil else {
+            guard let path = PackageSource(url: url)?.root, PathBytes(path).isAbsolute, PathBytes(path).lastComponent != nil else {
                 throw CocoaError(.fileWriteInvalidFileName, userInfo: [NSURLErrorKey: url, NSFilePathErrorKey: url.path])
             }
             try locked { () throws -> Void in
@@ -54,7 +54,7 @@
                 switch root.kind {
                 case .directory:
                     let originalDirectory = original.flatMap { url -> OwnedDescriptor? in
-                        try? Directory.current.open(bytes: Array(url.standardizedFileURL.path.utf8), options: [.readOnly, .directory])
+                        PackageSource(url: url).flatMap { try? Directory.current.open(bytes: $0.root, options: [.readOnly, .directory]) }
                     }
                     defer { try? originalDirectory?.close() }
                     try writePackage(root, name: name, in: parent, original: originalDirectory, path: path)
@@ -140,7 +140,7 @@
             guard let table = node.loadedChildren() else { throw unreadable(node) }
             for key in table.dictionary.keys.sorted() {
                 guard let child = table.dictionary[key] else { continue }
-                let name = child.keepsDiskName ? (child.diskName ?? Array(key.utf8)) : Array(key.utf8)
+                let name = child.nameOnDisk(key: key)
                 try child.locked { () throws -> Void in
                     try write(child, as: name, in: directory, original: original)
                 }
@@ -304,7 +304,7 @@
             }
             guard let table = node.storedChildren else { return }
             for (key, child) in table.dictionary {
-                let name = child.keepsDiskName ? (child.diskName ?? Array(key.utf8)) : Array(key.utf8)
+                let name = child.nameOnDisk(key: key)
                 child.locked {
                     child.attributesEdited = false
                     if options.contains(.withNameUpdating) {
@@ -374,10 +374,6 @@
     extension FileWrapper {
         /// The name to find this child under in the original package: its filename, as the exact
         /// bytes read when they spell it.
-        var originalName: [UInt8]? {
-            guard let storedFilename else { return nil }
-            if let diskName, String(decoding: diskName, as: UTF8.self) == storedFilename { return diskName }
-            return Array(storedFilename.utf8)
-        }
+        var originalName: [UInt8]? { filenameBytes }
     }
 #endif

@@ -191,6 +191,16 @@
             set { locked { storedFilename = newValue; diskName = newValue.map { Array($0.utf8) } } }
         }
 
+        /// The exact bytes of ``filename`` (a Linux addition: a name on disk need not be UTF-8, and
+        /// ``filename`` shows such bytes as U+FFFD).
+        public var filenameBytes: [UInt8]? {
+            locked {
+                guard let storedFilename else { return nil }
+                if let diskName, String(decoding: diskName, as: UTF8.self) == storedFilename { return diskName }
+                return Array(storedFilename.utf8)
+            }
+        }
+
         // MARK: Contents
 
         /// The children by key (a copy); read from disk on first use. `nil` for a wrapper that is not a

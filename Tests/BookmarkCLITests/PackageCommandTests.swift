@@ -76,4 +76,34 @@ struct PackageCommandTests {
             #expect(nobodyProblems.contains { $0["path"] as? String == "private.txt" && $0["problem"] as? String == "unreadable" })
         }
     }
+
+    @Test("names that are not UTF-8, hold a newline or start with a dash: inspect prints their exact bytes, JSON adds base64, verify finds the package")
+    func hostileNames() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let root = Array(volume.path("docs").utf8)
+            #expect(mkdir(String(decoding: root, as: UTF8.self), 0o755) == 0)
+            let package = root + Array("/-caf".utf8) + [0xE9] + Array(".pkg".utf8)
+            let child = Array("new\nline".utf8) + [0xFF]
+            #expect(mkdir(cString(package), 0o755) == 0)
+            let fd = open(cString(package + [0x2F] + child), O_CREAT | O_WRONLY, 0o644)
+            #expect(fd >= 0)
+            close(fd)
+
+            let plain = try BookmarkTool.run(bytes: [Array("package".utf8), Array("inspect".utf8), Array("--".utf8), package])
+            #expect(plain.status == 0, "\(plain.stderr)")
+            #expect(plain.stdoutData.range(of: Data([0x2D, 0x63, 0x61, 0x66, 0xE9] + Array(".pkg/".utf8))) != nil, "the package name, byte for byte")
+            #expect(plain.stdoutData.range(of: Data([0x20, 0x20] + child + Array("  0 bytes".utf8))) != nil, "the child's name, byte for byte")
+
+            let json = try BookmarkTool.run(bytes: [Array("package".utf8), Array("inspect".utf8), Array("--json".utf8), Array("--".utf8), package])
+            let object = try #require(try BookmarkTool.json(json) as? [String: Any])
+            #expect(object["filenameBase64"] as? String == Data(Array("-caf".utf8) + [0xE9] + Array(".pkg".utf8)).base64EncodedString())
+            let children = try #require(object["children"] as? [[String: Any]])
+            #expect(children.first?["filenameBase64"] as? String == Data(child).base64EncodedString())
+
+            let verify = try BookmarkTool.run(bytes: [Array("package".utf8), Array("verify".utf8), Array("--".utf8), package])
+            #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
+        }
+    }
+
+    private func cString(_ bytes: [UInt8]) -> [CChar] { bytes.map { CChar(bitPattern: $0) } + [0] }
 }

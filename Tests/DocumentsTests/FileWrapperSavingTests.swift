@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
+import BookmarkKit
 import Documents
 import Foundation
 import SecureFiles
+import SystemPackage
 import Testing
 import VolumeFixtures
 
@@ -211,5 +213,68 @@ struct FileWrapperCloneTests {
                 }
             }
         }
+    }
+}
+
+/// Names that are not UTF-8: a package whose own name and children's names are Latin-1 bytes is
+/// read and saved with every byte kept (its URL carries the path percent-encoded, as this
+/// library's calls return such paths).
+@Suite("FileWrapper and names that are not UTF-8", .serialized, .requiresRealVolumes)
+struct FileWrapperByteNameTests {
+    @Test("read, edit another child, save in place: names byte for byte, the Latin-1 child linked", arguments: saveFileSystems)
+    func latin1Names(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let root = Array(volume.path("docs").utf8)
+            let package = root + Array("/caf".utf8) + [0xE9] + Array(".pkg".utf8)
+            let child = Array("na".utf8) + [0xEF] + Array("ve.txt".utf8)
+            #expect(mkdir(String(decoding: root, as: UTF8.self), 0o755) == 0)
+            #expect(withCString(package) { mkdir($0, 0o755) } == 0)
+            for (name, text) in [(child, "old"), (Array("plain.txt".utf8), "plain")] {
+                let fd = withCString(package + [0x2F] + name) { open($0, O_CREAT | O_WRONLY | O_EXCL, 0o644) }
+                #expect(fd >= 0)
+                _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                close(fd)
+            }
+            let url = FileURLPaths.url(bytes: package, isDirectory: true)
+            let childPath = String(decoding: package + [0x2F] + child, as: UTF8.self)
+            func inode(_ path: [UInt8]) -> UInt64? {
+                var status = stat()
+                return withCString(path) { lstat($0, &status) } == 0 ? UInt64(status.st_ino) : nil
+            }
+            let childInode = inode(package + [0x2F] + child)
+            #expect(childInode != nil, "\(childPath)")
+
+            let wrapper = try FileWrapper(url: url)
+            let key = String(decoding: child, as: UTF8.self)
+            #expect(wrapper.fileWrappers?[key]?.filenameBytes == child)
+            #expect(wrapper.filenameBytes == Array("caf".utf8) + [0xE9] + Array(".pkg".utf8))
+            let plain = try #require(wrapper.fileWrappers?["plain.txt"])
+            wrapper.removeFileWrapper(plain)
+            wrapper.addRegularFile(withContents: Data("edited".utf8), preferredFilename: "plain.txt")
+            try wrapper.write(to: url, options: [.atomic, .withNameUpdating], originalContentsURL: url)
+
+            #expect(try listing(package) == [child, Array("plain.txt".utf8)].sorted { $0.lexicographicallyPrecedes($1) })
+            #expect(inode(package + [0x2F] + child) == childInode, "the Latin-1 child was linked under its exact name")
+            #expect(wrapper.matchesContentsExactly(of: url))
+            let read = try FileWrapper(url: url, options: .immediate)
+            #expect(read.fileWrappers?[key]?.regularFileContents == Data("old".utf8))
+            #expect(read.fileWrappers?["plain.txt"]?.regularFileContents == Data("edited".utf8))
+        }
+    }
+
+    func withCString<T>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) -> T) -> T {
+        PathBytes(bytes).filePath.withPlatformString(body)
+    }
+
+    /// The names in a directory as bytes, sorted.
+    func listing(_ path: [UInt8]) throws -> [[UInt8]] {
+        guard let directory = withCString(path, { opendir($0) }) else { throw CocoaError(.fileNoSuchFile) }
+        defer { closedir(directory) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            if name != [0x2E] && name != [0x2E, 0x2E] { names.append(name) }
+        }
+        return names.sorted { $0.lexicographicallyPrecedes($1) }
     }
 }

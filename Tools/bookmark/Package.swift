@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import BookmarkKit
 import Documents
 import Foundation
 import SecureFiles
@@ -30,7 +31,7 @@ extension BookmarkCommand {
 
         func run() throws {
             let bytes = RawArguments.bytes(of: path)
-            let url = URL(fileURLWithPath: String(decoding: bytes, as: UTF8.self))
+            let url = FileURLPaths.url(bytes: bytes, isDirectory: false)
             let wrapper: FileWrapper
             do {
                 wrapper = try FileWrapper(url: url)
@@ -38,7 +39,7 @@ extension BookmarkCommand {
                 let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? FileSystemError
                 throw Output.fail(underlying ?? error, path: RawArguments.display(path)).exitCode
             }
-            let node = PackageNodeJSON(key: url.lastPathComponent, wrapper: wrapper)
+            let node = PackageNodeJSON(key: String(decoding: PathBytes(bytes).lastComponent ?? bytes, as: UTF8.self), wrapper: wrapper)
             if global.json {
                 try Output.json(node)
             } else {
@@ -85,6 +86,7 @@ extension BookmarkCommand {
 struct PackageNodeJSON: Encodable {
     var key: String
     var filename: String?
+    var filenameBase64: String?
     var kind: String
     var size: UInt64?
     var permissions: String?
@@ -93,10 +95,20 @@ struct PackageNodeJSON: Encodable {
     var linkTarget: String?
     var linkTargetBase64: String?
     var children: [PackageNodeJSON]?
+    /// The name's and a link's exact bytes, for the plain tree (not in the JSON).
+    let nameOnDisk: [UInt8]
+    var linkBytes: [UInt8] = []
+
+    enum CodingKeys: String, CodingKey {
+        case key, filename, filenameBase64, kind, size, permissions, modificationDate, inode, linkTarget, linkTargetBase64, children
+    }
 
     init(key: String, wrapper: FileWrapper) {
         self.key = key
-        filename = wrapper.filename
+        let nameBytes = wrapper.filenameBytes
+        nameOnDisk = nameBytes ?? Array(key.utf8)
+        filename = nameBytes.map(JSONPath.text)
+        filenameBase64 = nameBytes.flatMap(JSONPath.base64)
         let attributes = wrapper.fileAttributes
         size = (attributes[FileAttributeKey.size.rawValue] as? NSNumber)?.uint64Value
         permissions = (attributes[FileAttributeKey.posixPermissions.rawValue] as? NSNumber).map { "0" + String($0.intValue, radix: 8) }
@@ -111,6 +123,7 @@ struct PackageNodeJSON: Encodable {
         } else if wrapper.isSymbolicLink {
             kind = "symlink"
             let target = wrapper.symbolicLinkDestinationBytes ?? []
+            linkBytes = target
             linkTarget = JSONPath.text(target)
             linkTargetBase64 = JSONPath.base64(target)
         } else {
@@ -118,17 +131,19 @@ struct PackageNodeJSON: Encodable {
         }
     }
 
+    /// The tree for a person: one entry a line, its name as the exact bytes on disk (as plain output
+    /// prints paths), then what it is.
     func printTree(indent: String) {
-        var line = indent + key
+        var line: [UInt8] = []
         switch kind {
-        case "directory": line += "/  (\(children?.count ?? 0) entries)"
-        case "symlink": line += " -> " + (linkTarget ?? "")
-        default: line += "  \(size ?? 0) bytes"
+        case "directory": line += Array("/  (\(children?.count ?? 0) entries)".utf8)
+        case "symlink": line += Array(" -> ".utf8) + linkBytes
+        default: line += Array("  \(size ?? 0) bytes".utf8)
         }
-        if let permissions, kind != "symlink" { line += "  \(permissions)" }
-        if let modificationDate { line += "  \(modificationDate)" }
-        if let filename, filename != key, kind != "directory" || !indent.isEmpty { line += "  (on disk: \(filename))" }
-        Output.line(line)
+        if let permissions, kind != "symlink" { line += Array("  \(permissions)".utf8) }
+        if let modificationDate { line += Array("  \(modificationDate)".utf8) }
+        if let filename, filename != key, !indent.isEmpty { line += Array("  (key: \(key))".utf8) }
+        Output.record(Array(indent.utf8) + nameOnDisk + line)
         for child in children ?? [] { child.printTree(indent: indent + "  ") }
     }
 }
