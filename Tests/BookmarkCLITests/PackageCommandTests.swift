@@ -74,6 +74,12 @@ struct PackageCommandTests {
             let nobodyJSON = try #require(try JSONSerialization.jsonObject(with: Data(nobody.stdout.utf8)) as? [String: Any])
             let nobodyProblems = try #require(nobodyJSON["problems"] as? [[String: Any]])
             #expect(nobodyProblems.contains { $0["path"] as? String == "private.txt" && $0["problem"] as? String == "unreadable" })
+
+            // A package uid 65534 may not read at all: FileWrapper's lazy read refuses it up front
+            // (EACCES at init, as Apple's does), so inspect fails with 13.
+            #expect(chmod(root + "/Doc.pkg", 0o700) == 0)
+            let locked = try BookmarkTool.runUnprivileged(["package", "inspect", root + "/Doc.pkg"])
+            #expect(locked.status == 13, "\(locked.stdout) \(locked.stderr)")
         }
     }
 

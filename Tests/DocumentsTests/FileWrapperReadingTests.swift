@@ -127,3 +127,47 @@ struct FileWrapperReadingTests {
         }
     }
 }
+
+/// What a reader that maps files would crash on, and Apple's path-based calls.
+@Suite("FileWrapper: truncation during a read, and the deprecated path calls", .serialized, .requiresRealVolumes)
+struct FileWrapperTruncationAndPathTests {
+    @Test("another process truncates a file a lazy wrapper is about to read: short data, no SIGBUS", arguments: saveFileSystems)
+    func truncatedWhileReading(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let fixture = PackageFixture(root: volume.path("docs"))
+            try fixture.file("P.pkg/big.bin", String(repeating: "z", count: 1 << 20))
+            let package = try FileWrapper(url: fixture.url("P.pkg"))
+            let child = try #require(package.fileWrappers?["big.bin"])
+            try Shell.check(["truncate", "-s", "4096", fixture.path("P.pkg/big.bin")])
+            #expect(child.regularFileContents?.count == 4096)
+            // Truncated again after it was read: the bytes in memory stay as they were.
+            try Shell.check(["truncate", "-s", "0", fixture.path("P.pkg/big.bin")])
+            #expect(child.regularFileContents?.count == 4096)
+        }
+    }
+
+    @Test("init?(path:), needsToBeUpdated(fromPath:), update(fromPath:), write(toFile:atomically:updateFilenames:), addFile(withPath:), addSymbolicLink")
+    @available(*, deprecated)
+    func deprecatedPathCalls() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let fixture = PackageFixture(root: volume.path("docs"))
+            try fixture.file("P.pkg/a.txt", "a")
+            try fixture.file("extra.txt", "extra")
+            let package = try #require(FileWrapper(path: fixture.path("P.pkg")))
+            #expect(FileWrapper(path: fixture.path("missing")) == nil)
+            #expect(!package.needsToBeUpdated(fromPath: fixture.path("P.pkg")))
+            #expect(!package.update(fromPath: fixture.path("P.pkg")), "nothing to update")
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(30)], ofItemAtPath: fixture.path("P.pkg/a.txt"))
+            #expect(package.needsToBeUpdated(fromPath: fixture.path("P.pkg")))
+            #expect(package.update(fromPath: fixture.path("P.pkg")))
+            #expect(!package.needsToBeUpdated(fromPath: fixture.path("P.pkg")))
+
+            #expect(package.addFile(withPath: fixture.path("extra.txt")) == "extra.txt")
+            #expect(package.addSymbolicLink(withDestination: "a.txt", preferredFilename: "link") == "link")
+            #expect(package.fileWrappers?["link"]?.symbolicLinkDestination() == "a.txt")
+            #expect(package.write(toFile: fixture.path("Q.pkg"), atomically: true, updateFilenames: true))
+            #expect(try fixture.names("Q.pkg") == ["a.txt", "extra.txt", "link"])
+            #expect(!package.write(toFile: fixture.path("Q.pkg"), atomically: false, updateFilenames: false), "not over an existing package")
+        }
+    }
+}
