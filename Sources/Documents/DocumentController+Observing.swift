@@ -45,31 +45,36 @@
                 IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MOVE_SELF
                     | IN_DELETE_SELF)
             let directoryMask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)
+            let watches: @Sendable (URL) -> [Int32] = { url in
+                guard let path = FileURLPaths.bytes(of: url).map(PathBytes.init) else { return [] }
+                return [path, path.parent].enumerated().compactMap { index, path in
+                    try? queue.watch(path.filePath, mask: index == 0 ? documentMask : directoryMask)
+                }
+            }
+            // The watches are in place before this returns: a change made right after the call is
+            // seen (installing them on the thread lost a rename made before it ran).
+            let initial = watches(fileURL)
             let thread = Thread { [weak self] in
                 defer {
                     queue.close()
                     observation.finished()
                 }
-                var watches: [Int32] = []
+                var current = initial
                 var lastReported: ExternalChange?
                 func rewatch(_ url: URL) {
-                    for watch in watches { queue.unwatch(watch) }
-                    guard let path = FileURLPaths.bytes(of: url).map(PathBytes.init) else { return }
-                    watches = [path, path.parent].enumerated().compactMap { index, path in
-                        try? queue.watch(path.filePath, mask: index == 0 ? documentMask : directoryMask)
-                    }
+                    for watch in current { queue.unwatch(watch) }
+                    current = watches(url)
                 }
-                guard let start = self?.fileURL else { return }
-                rewatch(start)
                 while !observation.isCancelled {
                     guard let events = try? queue.events(waitingUpTo: 100) else { return }
                     guard !events.isEmpty, let controller = self else { continue }
                     // Let a burst of events (a save is many) settle before looking.
                     while let more = try? queue.events(waitingUpTo: 20), !more.isEmpty {}
                     let change = controller.checkForExternalChange()
+                    // Watch the new place before telling: the handler may act on it at once.
+                    rewatch(controller.fileURL)
                     if let change, change != lastReported { handler(change) }
                     lastReported = change
-                    rewatch(controller.fileURL)
                 }
             }
             thread.start()
