@@ -146,7 +146,8 @@
                     }
                     let newWrapper = try storedDocument.fileWrapper(
                         configuration: FileDocumentWriteConfiguration(contentType: contentType, existingFile: wrapper))
-                    try newWrapper.write(to: location, options: [.atomic, .withNameUpdating], originalContentsURL: location)
+                    try newWrapper.write(
+                        to: location, options: [.atomic, .withNameUpdating, .removingOldTreeInBackground], originalContentsURL: location)
                     wrapper = newWrapper
                 }
                 storedURL = location

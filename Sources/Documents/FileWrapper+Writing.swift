@@ -110,8 +110,17 @@
                 throw error
             }
             // The old package now has the staging name.
-            if exists { try? parent.removeAll(bytes: stageName) }
-            refresh(root, written: stage, source: PackageSource(root: path, components: []))
+            let source = PackageSource(root: path, components: [])
+            guard exists, options.contains(.removingOldTreeInBackground) else {
+                if exists { try? parent.removeAll(bytes: stageName) }
+                refresh(root, written: stage, source: source)
+                return
+            }
+            // Linked children's change times move again when the old tree's links go: their
+            // identities are read after the removal, in the background (BackgroundRemovals).
+            var deferred: [BackgroundRemovals.Group] = []
+            refresh(root, written: stage, source: source, deferringIdentities: &deferred)
+            BackgroundRemovals.shared.enqueue(removing: stageName, in: parent, thenReading: deferred, in: stage)
         }
 
         /// Swaps the new tree in. Where the file system refuses `RENAME_EXCHANGE` (NFS, some FUSE
@@ -295,6 +304,25 @@
         /// Records what was written: each child's identity now (for the next save's link check), its
         /// new place (for lazy reads), and with `.withNameUpdating` its filename.
         private func refresh(_ node: FileWrapper, written directory: Directory, source: PackageSource) {
+            var unused: [BackgroundRemovals.Group]?
+            refresh(node, written: directory, source: source, components: [], deferring: &unused)
+        }
+
+        /// The same, except that the identities of regular files are not read: each is listed in
+        /// `deferred` (grouped by directory), to be read once the old tree is removed.
+        private func refresh(
+            _ node: FileWrapper, written directory: Directory, source: PackageSource,
+            deferringIdentities deferred: inout [BackgroundRemovals.Group]
+        ) {
+            var groups: [BackgroundRemovals.Group]? = []
+            refresh(node, written: directory, source: source, components: [], deferring: &groups)
+            deferred = groups ?? []
+        }
+
+        private func refresh(
+            _ node: FileWrapper, written directory: Directory, source: PackageSource, components: [[UInt8]],
+            deferring groups: inout [BackgroundRemovals.Group]?
+        ) {
             node.attributesEdited = false
             node.source = source
             node.lazyError = nil
@@ -303,6 +331,7 @@
                 node.storedAttributes = FileWrapper.attributes(of: status)
             }
             guard let table = node.storedChildren else { return }
+            var group = BackgroundRemovals.Group(components: components, children: [])
             for (key, child) in table.dictionary {
                 let name = child.nameOnDisk(key: key)
                 child.locked {
@@ -311,17 +340,22 @@
                         child.storedFilename = String(decoding: name, as: UTF8.self)
                         child.diskName = name
                     }
+                    child.source = source.appending(name)
+                    if groups != nil, child.kind == .regular {
+                        group.children.append((child, name))
+                        return
+                    }
                     guard let status = try? directory.descriptor.statusOfChild(name) else { return }
                     child.snapshot = Snapshot(status)
                     child.storedAttributes = FileWrapper.attributes(of: status)
-                    child.source = source.appending(name)
                     if child.kind == .directory, child.storedChildren != nil,
                         let sub = try? directory.subdirectory(FilePath(bytes: name), policy: ResolutionPolicy(scope: .beneath, refusesSymlinks: true))
                     {
-                        refresh(child, written: sub, source: source.appending(name))
+                        refresh(child, written: sub, source: source.appending(name), components: components + [name], deferring: &groups)
                     }
                 }
             }
+            if !group.children.isEmpty { groups?.append(group) }
         }
 
         /// The `linkat` errors after which the file is copied instead.

@@ -56,6 +56,15 @@
             /// can be kept as a backup or version without sharing inodes with the new one. Where
             /// cloning is not supported (ext4, tmpfs) the file is copied.
             public static let cloningUnchangedFiles = WritingOptions(rawValue: 1 << 16)
+            /// A Linux addition, with `.atomic`: the call returns once the new package is swapped
+            /// in and synced, and the old tree is removed on a background queue (its files are
+            /// mostly the new package's hard links, so this is one `unlinkat` each). Until then it
+            /// stays beside the package under its hidden name (`.<name>.saving-…`). Any
+            /// ``FileWrapper`` call waits for that removal first, and so does a normal process
+            /// exit (up to 10 s); ``FileWrapper/waitForBackgroundRemovals()`` waits explicitly. A
+            /// process killed before the removal ends leaves the old tree for the next atomic save
+            /// of the package to sweep. ``DocumentController`` saves this way.
+            public static let removingOldTreeInBackground = WritingOptions(rawValue: 1 << 17)
         }
 
         /// The uniquing infix Apple puts between the counter and the preferred name.
@@ -123,6 +132,8 @@
         func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
             Self.lock.lock()
             defer { Self.lock.unlock() }
+            // Never look at identities a background removal is about to change.
+            BackgroundRemovals.shared.settle()
             return try body()
         }
 

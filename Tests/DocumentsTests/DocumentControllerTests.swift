@@ -70,7 +70,10 @@ struct DocumentControllerTests {
             #expect(!controller.hasUnsavedChanges)
             #expect(try fixture.inode("Week.notes/a.txt") == kept)
             #expect(try fixture.text("Week.notes/b.txt") == "beta 2")
+            // The controller removes the old tree in the background: wait for it before listing.
+            FileWrapper.waitForBackgroundRemovals()
             #expect(try fixture.names("") == [".Week.notes.lock", "Week.notes"])
+            #expect(try fixture.linkCount("Week.notes/a.txt") == 1)
             // Saving again right away works: the save recorded what it wrote.
             controller.document.edit("a.txt", "alpha 2")
             try controller.save()

@@ -3,9 +3,26 @@ import BookmarkKit
 import Documents
 import Foundation
 import SecureFiles
+import Synchronization
 import SystemPackage
 import Testing
 import VolumeFixtures
+
+/// Holds every `unlinkat` until `release` is signalled (at most 10 s, so a regression cannot hang
+/// the run): shows that a save returns before its background removal.
+final class UnlinkGate: SyscallObserver, @unchecked Sendable {
+    let release = DispatchSemaphore(value: 0)
+    private let opened = Mutex(false)
+
+    func fault(for call: SyscallCall) -> Errno? {
+        guard call.name == "unlinkat", !opened.withLock({ $0 }) else { return nil }
+        _ = release.wait(timeout: .now() + 10)
+        opened.withLock { $0 = true }
+        return nil
+    }
+
+    func record(_ call: SyscallCall, outcome: SyscallOutcome) {}
+}
 
 /// Saving packages on real volumes: the atomic swap, hard links for unchanged children, name
 /// updating, attribute edits, edits made behind the wrapper's back, and the non-atomic write.
@@ -54,6 +71,60 @@ struct FileWrapperSavingTests {
             #expect(log.effects(named: "linkat").count == 3)
             #expect(log.effects(named: "write").count == 1)
             #expect(log.effects(named: "fsync").count >= 4, "file, Images, package, parent")
+        }
+    }
+
+    @Test(
+        ".removingOldTreeInBackground: the new package is in place when the call returns; the old tree goes in the background, audited; the next call waits for it",
+        arguments: saveFileSystems)
+    func backgroundRemoval(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let fixture = PackageFixture(root: volume.path("docs"))
+            try FileManager.default.createDirectory(atPath: fixture.root, withIntermediateDirectories: true)
+            let package = try makePackage(fixture)
+            let kept = try fixture.inode("Doc.pkg/Images/photo.raw")
+            let options: FileWrapper.WritingOptions = [.atomic, .withNameUpdating, .removingOldTreeInBackground]
+            // Round 0: the removal is held at its first unlinkat (the documented fault-injection
+            // seam), and the save still returns: the old tree is beside the package until released.
+            if let old = package.fileWrappers?["note2.txt"] { package.removeFileWrapper(old) }
+            package.addRegularFile(withContents: Data("note 2, edit 0".utf8), preferredFilename: "note2.txt")
+            let gate = UnlinkGate()
+            try SyscallSeam.$observer.withValue(gate) {
+                try package.write(to: fixture.url("Doc.pkg"), options: options, originalContentsURL: fixture.url("Doc.pkg"))
+            }
+            #expect(try fixture.text("Doc.pkg/note2.txt") == "note 2, edit 0")
+            let beside = try fixture.names("")
+            #expect(beside.count == 2 && beside.contains { $0.hasPrefix(".Doc.pkg.saving-") }, "\(beside)")
+            gate.release.signal()
+            FileWrapper.waitForBackgroundRemovals()
+            #expect(try fixture.names("") == ["Doc.pkg"])
+            for round in 1...3 {
+                if let old = package.fileWrappers?["note2.txt"] { package.removeFileWrapper(old) }
+                package.addRegularFile(withContents: Data("note 2, edit \(round)".utf8), preferredFilename: "note2.txt")
+                let log = AuditLog()
+                try SyscallSeam.$observer.withValue(log) {
+                    try package.write(to: fixture.url("Doc.pkg"), options: options, originalContentsURL: fixture.url("Doc.pkg"))
+                }
+                // In place at once, whatever the removal's progress.
+                #expect(try fixture.text("Doc.pkg/note2.txt") == "note 2, edit \(round)")
+                // Any wrapper call waits for the removal and the identities read after it.
+                #expect(package.fileWrappers?.count == 4)
+                #expect(try fixture.names("") == ["Doc.pkg"], "the old tree is gone once a wrapper call returned")
+                #expect(try fixture.linkCount("Doc.pkg/note1.txt") == 1)
+                // The removal ran on the background queue under the caller's observer: the old
+                // tree's four files, its Images folder and itself.
+                #expect(log.effects(named: "unlinkat").count == 6, "\(log.effects(named: "unlinkat").count)")
+                // The next save still links: the identities were recorded after the removal.
+                #expect(try fixture.inode("Doc.pkg/Images/photo.raw") == kept, "round \(round)")
+            }
+            // An edit behind the wrapper's back is still caught after a background save (of a file
+            // whose contents the wrapper holds; one never read is linked as it is, as documented).
+            #expect(package.fileWrappers?["note1.txt"]?.regularFileContents == Data("note 1".utf8))
+            try Shell.check(["sh", "-c", "printf 'note 1!' > '\(fixture.path("Doc.pkg/note1.txt"))'"])
+            try package.write(to: fixture.url("Doc.pkg"), options: options, originalContentsURL: fixture.url("Doc.pkg"))
+            FileWrapper.waitForBackgroundRemovals()
+            #expect(try fixture.text("Doc.pkg/note1.txt") == "note 1", "the wrapper's contents were written, not the edited file linked")
+            #expect(try fixture.names("") == ["Doc.pkg"])
         }
     }
 

@@ -10,6 +10,11 @@
 //   before-exchange  just before the renameat2 that swaps the new package in
 //   after-exchange   just after it, before the parent directory is synced
 //   during-cleanup   before the first unlinkat that removes the old tree
+//   after-return     just after the save returns (with WRAPPER_PROBE_BACKGROUND, the old tree may
+//                    not be removed yet)
+//
+// WRAPPER_PROBE_BACKGROUND=1 saves with .removingOldTreeInBackground: the old tree is removed on a
+// background queue, which a normal exit waits for.
 import Documents
 import Foundation
 import SecureFiles
@@ -54,9 +59,12 @@ do {
     let package = try FileWrapper(url: url, options: .immediate)
     if let old = package.fileWrappers?[arguments[3]] { package.removeFileWrapper(old) }
     package.addRegularFile(withContents: Data(arguments[4].utf8), preferredFilename: arguments[3])
-    let save = { try package.write(to: url, options: [.atomic, .withNameUpdating], originalContentsURL: url) }
+    var options: FileWrapper.WritingOptions = [.atomic, .withNameUpdating]
+    if ProcessInfo.processInfo.environment["WRAPPER_PROBE_BACKGROUND"] == "1" { options.insert(.removingOldTreeInBackground) }
+    let save = { try package.write(to: url, options: options, originalContentsURL: url) }
     if let point = ProcessInfo.processInfo.environment["WRAPPER_PROBE_KILL_AT"] {
         try SyscallSeam.$observer.withValue(KillSwitch(point: point)) { try save() }
+        if point == "after-return" { kill(getpid(), SIGKILL) }
     } else {
         try save()
     }
