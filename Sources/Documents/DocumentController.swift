@@ -138,16 +138,29 @@
         ///   `fileWrapper(configuration:)` throws, or the write's `CocoaError`.
         public func save() throws {
             try guardLock.withLock { () throws -> Void in
-                let location = try currentLocation()
+                // Where to save: the package's own identity says whether it is still here (one
+                // statx); only when it is not is the document looked for (bookmark, deep compare).
+                let location = wrapper.matchesTopLevelExactly(of: storedURL) ? storedURL : try currentLocation()
                 try Self.withWriterLock(for: location) { () throws -> Void in
-                    // Again under the writers' lock: another process may have saved meanwhile.
-                    guard wrapper.matchesMovedContentsExactly(of: location) else {
+                    // Under the writers' lock, every object of the tree as read or last saved is
+                    // compared with the disk once: the package itself here (another process's save,
+                    // an entry added or removed), the children the new tree drops or moves here, and
+                    // the children it keeps in place by the writer, with the statx that decides
+                    // whether to link them.
+                    guard wrapper.matchesTopLevelExactly(of: location) else {
                         throw DocumentError.modifiedByAnotherProcess(location)
                     }
+                    let before = wrapper.descendantsWithPlaces()
                     let newWrapper = try storedDocument.fileWrapper(
                         configuration: FileDocumentWriteConfiguration(contentType: contentType, existingFile: wrapper))
-                    try newWrapper.write(
-                        to: location, options: [.atomic, .withNameUpdating, .removingOldTreeInBackground], originalContentsURL: location)
+                    let inPlace = newWrapper.descendantsInPlace()
+                    for case (let child, let place?) in before where !inPlace.contains(ObjectIdentifier(child)) {
+                        guard child.matchesExactly(at: place, beneath: location) else {
+                            throw DocumentError.modifiedByAnotherProcess(location)
+                        }
+                    }
+                    try newWrapper.writeRefusingExternalChanges(
+                        to: location, options: [.atomic, .withNameUpdating, .removingOldTreeInBackground])
                     wrapper = newWrapper
                 }
                 storedURL = location

@@ -30,16 +30,85 @@
             locked { matches(url, exactly: true, ignoringChangeTime: true) }
         }
 
+        /// ``matchesMovedContentsExactly(of:)`` for the item at `url` alone, not its children: one
+        /// `statx`. A package's own identity and modification time change when another process
+        /// saves it or adds, removes or renames an entry in it, but not when a child is edited in
+        /// place.
+        func matchesTopLevelExactly(of url: URL) -> Bool {
+            locked { matches(url, exactly: true, ignoringChangeTime: true, recursing: false) }
+        }
+
+        /// The descendants held in memory, each with where it was read or last saved (names beneath
+        /// the package), or `nil` for one that never was on disk.
+        func descendantsWithPlaces() -> [(FileWrapper, [[UInt8]]?)] {
+            locked {
+                guard let table = storedChildren else { return [] }
+                var all: [(FileWrapper, [[UInt8]]?)] = []
+                for child in table.dictionary.values {
+                    all.append((child, child.locked { child.source?.components }))
+                    all += child.descendantsWithPlaces()
+                }
+                return all
+            }
+        }
+
+        /// The descendants that are where they were read or last saved: at the same names beneath
+        /// the package, under parents that are too. No allocation per child but the set's.
+        func descendantsInPlace() -> Set<ObjectIdentifier> {
+            var found = Set<ObjectIdentifier>()
+            locked { collectInPlace(under: [], into: &found) }
+            return found
+        }
+
+        private func collectInPlace(under parentPlace: [[UInt8]], into found: inout Set<ObjectIdentifier>) {
+            guard let table = storedChildren else { return }
+            for (key, child) in table.dictionary {
+                let place = child.locked { () -> [[UInt8]]? in
+                    guard let components = child.source?.components, components.count == parentPlace.count + 1,
+                        components.last == child.nameOnDisk(key: key), components.dropLast().elementsEqual(parentPlace)
+                    else { return nil }
+                    return components
+                }
+                // A child is in place when its parents are: only those are descended into.
+                guard let place else { continue }
+                found.insert(ObjectIdentifier(child))
+                child.locked { child.collectInPlace(under: place, into: &found) }
+            }
+        }
+
+        /// Whether the entry at `components` beneath the package directory `package` is exactly this
+        /// wrapper (and its children in memory), no link followed.
+        func matchesExactly(at components: [[UInt8]], beneath package: URL) -> Bool {
+            guard let name = components.last, let source = PackageSource(url: package) else { return false }
+            return locked { () -> Bool in
+                guard let (grandparent, packageName) = try? source.openParent() else { return false }
+                defer { try? grandparent.close() }
+                guard var directory = try? grandparent.openChild(packageName, options: [.readOnly, .directory]) else { return false }
+                for component in components.dropLast() {
+                    guard let next = try? directory.openChild(component, options: [.readOnly, .directory]) else {
+                        try? directory.close()
+                        return false
+                    }
+                    try? directory.close()
+                    directory = next
+                }
+                defer { try? directory.close() }
+                return matches(name, in: directory, exactly: true)
+            }
+        }
+
         /// Opens the item's parent, then compares the tree entry by entry through directory
         /// descriptors (one `statx` per entry, no link followed below the item).
-        private func matches(_ url: URL, exactly: Bool, ignoringChangeTime: Bool = false) -> Bool {
+        private func matches(_ url: URL, exactly: Bool, ignoringChangeTime: Bool = false, recursing: Bool = true) -> Bool {
             guard let (parent, name) = try? PackageSource(url: url)?.openParent()
             else { return false }
             defer { try? parent.close() }
-            return matches(name, in: parent, exactly: exactly, ignoringChangeTime: ignoringChangeTime)
+            return matches(name, in: parent, exactly: exactly, ignoringChangeTime: ignoringChangeTime, recursing: recursing)
         }
 
-        private func matches(_ name: [UInt8], in parent: OwnedDescriptor, exactly: Bool, ignoringChangeTime: Bool = false) -> Bool {
+        private func matches(
+            _ name: [UInt8], in parent: OwnedDescriptor, exactly: Bool, ignoringChangeTime: Bool = false, recursing: Bool = true
+        ) -> Bool {
             guard let status = try? parent.statusOfChild(name) else { return false }
             let sameKind: Bool
             switch (kind, status.kind) {
@@ -56,7 +125,7 @@
                     abs(recorded.timeIntervalSince1970 - status.modificationTime.date.timeIntervalSince1970) < 1.0
                 else { return false }
             }
-            guard kind == .directory, let table = storedChildren else { return true }
+            guard recursing, kind == .directory, let table = storedChildren else { return true }
             guard let directory = try? parent.openChild(name, options: [.readOnly, .directory]) else { return false }
             defer { try? directory.close() }
             for (key, child) in table.dictionary {

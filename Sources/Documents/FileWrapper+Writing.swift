@@ -36,6 +36,22 @@
                 try writer.write(self, to: path, original: originalContentsURL)
             }
         }
+
+        /// ``write(to:options:originalContentsURL:)`` for ``DocumentController``: every descendant
+        /// that was read or saved at the very place it is written to is compared with what is on
+        /// disk there first (the statx that decides linking, reused), and any difference throws
+        /// ``DocumentError/modifiedByAnotherProcess(_:)`` before anything is swapped in.
+        func writeRefusingExternalChanges(to url: URL, options: WritingOptions) throws {
+            guard let path = PackageSource(url: url)?.root, PathBytes(path).isAbsolute, PathBytes(path).lastComponent != nil else {
+                throw CocoaError(.fileWriteInvalidFileName, userInfo: [NSURLErrorKey: url, NSFilePathErrorKey: url.path])
+            }
+            try locked { () throws -> Void in
+                let writer = PackageWriter(
+                    options: options, umask: (try? ProcessUmask.current()).flatMap { $0 } ?? 0o022, url: url,
+                    refusesExternalChanges: true)
+                try writer.write(self, to: path, original: url)
+            }
+        }
     }
 
     /// One write of a wrapper tree.
@@ -43,6 +59,9 @@
         let options: FileWrapper.WritingOptions
         let umask: UInt32
         let url: URL
+        /// Whether a child read or saved at the place it is written to must still be exactly that
+        /// object on disk (``FileWrapper/writeRefusingExternalChanges(to:options:)``).
+        var refusesExternalChanges = false
 
         func write(_ root: FileWrapper, to path: [UInt8], original: URL?) throws {
             let target = PathBytes(path)
@@ -83,7 +102,7 @@
                 if exists { throw FileSystemError(syscall: "mkdirat", errno: .fileExists, path: FilePath(bytes: path)) }
                 let made = try parent.createDirectory(FilePath(bytes: name), permissions: [.ownerReadWriteExecute])
                 do {
-                    try fill(made, with: root, original: original)
+                    try fill(made, with: root, at: [], original: original)
                     try finish(made, root)
                     try synchronize(parent)
                 } catch {
@@ -96,7 +115,7 @@
             let stageName = OwnedName.make(for: name, marker: Self.stagingMarker)
             let stage = try parent.createDirectory(FilePath(bytes: stageName), permissions: [.ownerReadWriteExecute])
             do {
-                try fill(stage, with: root, original: original)
+                try fill(stage, with: root, at: [], original: original)
                 if exists { recordSuccession(of: name, in: parent, on: stage) }
                 try finish(stage, root)
                 if exists {
@@ -145,25 +164,31 @@
         }
 
         /// Writes `node`'s children into the new directory `directory`.
-        private func fill(_ directory: Directory, with node: FileWrapper, original: OwnedDescriptor?) throws {
+        /// Writes `node`'s children into the new directory `directory`, which is at `components`
+        /// beneath the package.
+        private func fill(_ directory: Directory, with node: FileWrapper, at components: [[UInt8]], original: OwnedDescriptor?) throws {
             guard let table = node.loadedChildren() else { throw unreadable(node) }
             for key in table.dictionary.keys.sorted() {
                 guard let child = table.dictionary[key] else { continue }
                 let name = child.nameOnDisk(key: key)
                 try child.locked { () throws -> Void in
-                    try write(child, as: name, in: directory, original: original)
+                    try write(child, as: name, at: components + [name], in: directory, original: original)
                 }
             }
         }
 
-        private func write(_ child: FileWrapper, as name: [UInt8], in directory: Directory, original: OwnedDescriptor?) throws {
+        private func write(
+            _ child: FileWrapper, as name: [UInt8], at components: [[UInt8]], in directory: Directory, original: OwnedDescriptor?
+        ) throws {
+            let checked = try checkUnchanged(child, at: components, in: original)
             switch child.kind {
             case .regular:
-                if options.contains(.cloningUnchangedFiles), let original, let linkName = linkableName(of: child, in: original) {
+                let linkName = original.flatMap { linkableName(of: child, in: $0, status: checked) }
+                if options.contains(.cloningUnchangedFiles), let original, let linkName {
                     try clone(child, from: linkName, in: original, as: name, into: directory)
                     return
                 }
-                if let original, let linkName = linkableName(of: child, in: original) {
+                if let original, let linkName {
                     do throws(FileSystemError) {
                         try original.linkChild(linkName, into: directory.descriptor, as: name)
                         return
@@ -191,7 +216,7 @@
                     return try? original.openChild(source, options: [.readOnly, .directory])
                 }
                 defer { try? childOriginal?.close() }
-                try fill(made, with: child, original: childOriginal)
+                try fill(made, with: child, at: components, original: childOriginal)
                 try finish(made, child)
             }
         }
@@ -222,12 +247,25 @@
         /// exactly the one read (kind, inode, size, modification and change time, birth time). A
         /// file whose contents were never read is linked as it is now, if it is still a regular
         /// file: there are no other bytes in memory to prefer.
-        private func linkableName(of child: FileWrapper, in original: OwnedDescriptor) -> [UInt8]? {
+        private func linkableName(of child: FileWrapper, in original: OwnedDescriptor, status known: FileStatus?) -> [UInt8]? {
             guard !child.attributesEdited, let name = child.originalName,
-                let status = try? original.statusOfChild(name), status.kind == .regular
+                let status = known ?? (try? original.statusOfChild(name)), status.kind == .regular
             else { return nil }
             if child.storedContents == nil { return name }
             return child.snapshot == Snapshot(status) ? name : nil
+        }
+
+        /// With ``refusesExternalChanges``: a child read or saved at this very place (`components`
+        /// beneath the package) must be exactly the object recorded then, or another process
+        /// changed it. Returns the status read, for the link decision; `nil` when not checked.
+        private func checkUnchanged(_ child: FileWrapper, at components: [[UInt8]], in original: OwnedDescriptor?) throws -> FileStatus? {
+            guard refusesExternalChanges, let original, let snapshot = child.snapshot, let name = child.originalName,
+                child.source?.components == components
+            else { return nil }
+            guard let status = try? original.statusOfChild(name), Snapshot(status) == snapshot else {
+                throw DocumentError.modifiedByAnotherProcess(url)
+            }
+            return status
         }
 
         /// Records on the new package that it replaces the one at `name` (and what that one

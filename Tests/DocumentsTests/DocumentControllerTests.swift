@@ -120,6 +120,76 @@ struct DocumentControllerTests {
         }
     }
 
+    /// Another process's change, and what the document does before saving.
+    struct ConflictCase: Sendable, CustomTestStringConvertible {
+        let name: String
+        let change: @Sendable (PackageFixture) throws -> Void
+        let edit: @Sendable (inout NotesDocument) -> Void
+        var testDescription: String { name }
+    }
+
+    static let conflicts: [ConflictCase] = [
+        ConflictCase(
+            name: "a note the document keeps, edited in place with its size and mtime kept",
+            change: { fixture in
+                let path = fixture.path("Week.notes/a.txt")
+                let mtime = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+                try Data("ALPHA".utf8).write(to: fixture.url("Week.notes/a.txt"))
+                if let mtime { try FileManager.default.setAttributes([.modificationDate: mtime], ofItemAtPath: path) }
+            },
+            edit: { $0.edit("b.txt", "ours") }),
+        ConflictCase(
+            name: "the note the document edits too",
+            change: { fixture in try Shell.check(["sh", "-c", "printf theirs > '\(fixture.path("Week.notes/b.txt"))'"]) },
+            edit: { $0.edit("b.txt", "ours") }),
+        ConflictCase(
+            name: "a note the document deletes",
+            change: { fixture in try Shell.check(["sh", "-c", "printf theirs > '\(fixture.path("Week.notes/b.txt"))'"]) },
+            edit: { $0.notes["b.txt"] = nil }),
+        ConflictCase(
+            name: "a note added to the package",
+            change: { fixture in try fixture.file("Week.notes/c.txt", "theirs") },
+            edit: { $0.edit("b.txt", "ours") }),
+        ConflictCase(
+            name: "a note removed from the package",
+            change: { fixture in try FileManager.default.removeItem(atPath: fixture.path("Week.notes/a.txt")) },
+            edit: { $0.edit("b.txt", "ours") }),
+        ConflictCase(
+            name: "a file added to a folder the document drops (its listing never read)",
+            change: { fixture in try fixture.file("Week.notes/Attic/new.txt", "theirs") },
+            edit: { $0.edit("b.txt", "ours") }),
+    ]
+
+    @Test("every change by another process is a conflict; nothing is written, nothing is left", arguments: conflicts)
+    func externalChangeIsAConflict(_ conflict: ConflictCase) throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let fixture = PackageFixture(root: volume.path("docs"))
+            _ = try newDocument(fixture)
+            try fixture.file("Week.notes/Attic/old.txt", "old")
+            // Without the change the same save succeeds (so the conflict below is the change's).
+            for changed in [false, true] {
+                let controller = try DocumentController<NotesDocument>(contentsOf: fixture.url("Week.notes"))
+                _ = controller.document.notes["a.txt"]
+                if changed { try conflict.change(fixture) }
+                let before = try fixture.tree("Week.notes")
+                conflict.edit(&controller.document)
+                if changed {
+                    #expect(throws: DocumentError.modifiedByAnotherProcess(package(fixture, "Week.notes"))) { try controller.save() }
+                    #expect(try fixture.tree("Week.notes") == before, "nothing written")
+                } else {
+                    try controller.save()
+                    FileWrapper.waitForBackgroundRemovals()
+                    // Put the package back as it was for the run with the change.
+                    try FileManager.default.removeItem(atPath: fixture.path("Week.notes"))
+                    _ = try newDocument(fixture)
+                    try fixture.file("Week.notes/Attic/old.txt", "old")
+                }
+                FileWrapper.waitForBackgroundRemovals()
+                #expect(try fixture.names("") == [".Week.notes.lock", "Week.notes"])
+            }
+        }
+    }
+
     @Test("moved while open: the move is seen, the save goes to the new place, nothing is recreated at the old one", arguments: followingFileSystems)
     func movedWhileOpen(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in

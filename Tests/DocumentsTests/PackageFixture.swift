@@ -33,6 +33,21 @@ struct PackageFixture {
         try String(contentsOfFile: path(relative), encoding: .utf8)
     }
 
+    /// Every entry beneath a directory with its inode and, for a file, its contents: equal before
+    /// and after exactly when nothing was written there.
+    func tree(_ relative: String) throws -> [String: String] {
+        var entries: [String: String] = [:]
+        let base = path(relative)
+        guard let walker = FileManager.default.enumerator(atPath: base) else { throw CocoaError(.fileReadNoSuchFile) }
+        while let name = walker.nextObject() as? String {
+            let full = base + "/" + name
+            let contents = (try? String(contentsOfFile: full, encoding: .utf8)) ?? "(directory)"
+            entries[name] = "\(try inode(relative.isEmpty ? name : relative + "/" + name)) \(contents)"
+        }
+        entries["."] = "\(try inode(relative))"
+        return entries
+    }
+
     /// The names in a directory, sorted.
     func names(_ relative: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: path(relative)).sorted()
