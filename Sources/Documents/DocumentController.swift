@@ -63,6 +63,11 @@
         private var changed = false
         private var wrapper: FileWrapper
         private var bookmark: Bookmark?
+        /// The document's object, held `O_PATH` between saves: wherever another process renames or
+        /// moves it on its volume, the kernel names its place (`/proc/self/fd`), on every file
+        /// system, tmpfs included. It keeps the volume busy while the document is open, as an open
+        /// file does.
+        private var anchor: OwnedDescriptor?
 
         /// The document's content type.
         public let contentType: UTType
@@ -96,7 +101,7 @@
             self.wrapper = wrapper
             self.contentType = type
             storedURL = Self.canonical(url, isDirectory: wrapper.isDirectory)
-            bookmark = Self.bookmark(of: storedURL)
+            follow(storedURL)
         }
 
         /// Creates a new document at `url` and saves it there.
@@ -115,7 +120,7 @@
             self.wrapper = wrapper
             self.contentType = contentType
             storedURL = Self.canonical(url, isDirectory: wrapper.isDirectory)
-            bookmark = Self.bookmark(of: storedURL)
+            follow(storedURL)
         }
 
         /// What happened to the file since it was read or saved, or `nil` when it is exactly as
@@ -125,7 +130,7 @@
                 let change = externalChange()
                 if case .moved(let url) = change {
                     storedURL = url
-                    bookmark = Self.bookmark(of: url)
+                    follow(url)
                 }
                 return change
             }
@@ -165,7 +170,7 @@
                 }
                 storedURL = location
                 changed = false
-                bookmark = Self.bookmark(of: location)
+                follow(location)
             }
         }
 
@@ -195,7 +200,7 @@
                 wrapper = fresh
                 storedURL = location
                 changed = false
-                bookmark = Self.bookmark(of: location)
+                follow(location)
             }
         }
 
@@ -211,10 +216,22 @@
             }
         }
 
+        /// Records where the document is now: a bookmark of it and a descriptor of its object.
+        private func follow(_ url: URL) {
+            bookmark = Self.bookmark(of: url)
+            try? anchor?.close()
+            anchor = PackageSource(url: url).flatMap { source -> OwnedDescriptor? in
+                guard let (parent, name) = try? source.openParent() else { return nil }
+                defer { try? parent.close() }
+                return try? parent.openChild(name, options: [.pathOnly])
+            }
+        }
+
         private func externalChange() -> ExternalChange? {
             // The top level's change time is left out: a rename changes it, and a change of
             // contents shows in the package's modification time or its children's identities.
             if wrapper.matchesMovedContentsExactly(of: storedURL) { return nil }
+            if let change = changeSeenThroughAnchor() { return change }
             guard let bookmark else {
                 return Self.somethingExists(at: storedURL) ? .modified(storedURL) : .deleted(lastKnown: storedURL)
             }
@@ -232,7 +249,41 @@
             }
         }
 
+        /// What the held descriptor tells of the object read or last saved, or `nil` when it cannot
+        /// tell (no `/proc`, a place outside this process's root), and the bookmark is asked.
+        private func changeSeenThroughAnchor() -> ExternalChange? {
+            guard let anchor, let held = try? anchor.status() else { return nil }
+            let here = Self.status(at: storedURL) != nil
+            // Gone from every directory: whatever is at the path now replaced it.
+            if held.linkCount == 0 { return here ? .modified(storedURL) : .deleted(lastKnown: storedURL) }
+            guard let bytes = try? anchor.currentPathBytes(),
+                let now = Self.status(at: FileURLPaths.url(bytes: bytes, isDirectory: false)),
+                now.device == held.device, now.inode == held.inode
+            else { return nil }
+            let path = PathBytes(bytes)
+            if bytes == PackageSource(url: storedURL)?.root { return .modified(storedURL) }
+            // Set aside by another writer's save (its staging or backup name beside the path): the
+            // document at the path was replaced.
+            if path.parent.bytes == PackageSource(url: storedURL).map({ PathBytes($0.root).parent.bytes }),
+                let name = path.lastComponent, let documentName = PackageSource(url: storedURL).flatMap({ PathBytes($0.root).lastComponent }),
+                [PackageWriter.stagingMarker, PackageWriter.backupMarker].contains(where: { marker in
+                    name.starts(with: [0x2E] + documentName + Array(marker.utf8))
+                })
+            {
+                return here ? .modified(storedURL) : .deleted(lastKnown: storedURL)
+            }
+            let url = FileURLPaths.url(bytes: bytes, isDirectory: wrapper.isDirectory)
+            return wrapper.matchesMovedContentsExactly(of: url) ? .moved(to: url) : .modified(url)
+        }
+
         // MARK: Helpers
+
+        /// The status of what is at `url`, a symbolic link not followed; `nil` when nothing is.
+        private static func status(at url: URL) -> FileStatus? {
+            guard let (parent, name) = try? PackageSource(url: url)?.openParent() else { return nil }
+            defer { try? parent.close() }
+            return try? parent.statusOfChild(name)
+        }
 
         /// A document's URL in one form: standardized, with a trailing `/` exactly when it is a
         /// directory (a package), whatever is on disk at the moment.

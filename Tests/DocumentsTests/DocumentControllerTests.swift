@@ -190,7 +190,7 @@ struct DocumentControllerTests {
         }
     }
 
-    @Test("moved while open: the move is seen, the save goes to the new place, nothing is recreated at the old one", arguments: followingFileSystems)
+    @Test("moved while open: the move is seen, the save goes to the new place, nothing is recreated at the old one (tmpfs too)", arguments: followingFileSystems)
     func movedWhileOpen(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path("docs"))
@@ -214,6 +214,15 @@ struct DocumentControllerTests {
             try controller.save()
             #expect(controller.fileURL == package(fixture, "Week 12.notes"))
             #expect(try fixture.text("Week 12.notes/a.txt") == "alpha, moved twice")
+
+            // Moved, and another package put at its place: the document is the object, not the path.
+            try FileManager.default.moveItem(atPath: fixture.path("Week 12.notes"), toPath: fixture.path("Moved.notes"))
+            try fixture.file("Week 12.notes/a.txt", "an impostor")
+            #expect(controller.checkForExternalChange() == .moved(to: package(fixture, "Moved.notes")))
+            controller.document.edit("b.txt", "beta, third place")
+            try controller.save()
+            #expect(try fixture.text("Moved.notes/b.txt") == "beta, third place")
+            #expect(try fixture.text("Week 12.notes/a.txt") == "an impostor", "the other package is untouched")
         }
     }
 
