@@ -47,13 +47,19 @@
     /// - **One writer at a time**, across processes: an exclusive `flock` on `.<name>.lock` beside
     ///   the document, a file that stays put while the package itself gets a new inode at every
     ///   save.
-    /// - **No lost update**: before writing, the package and every child known in memory must be
-    ///   exactly the objects read or last saved (inode, size, modification and change time to the
-    ///   nanosecond). Another process's edit or save makes ``save()`` throw
-    ///   ``DocumentError/modifiedByAnotherProcess(_:)``; it never overwrites silently.
-    /// - **Follows its file**: a bookmark made at open and at every save finds the document after
-    ///   another process renamed or moved it on its volume; the next save goes there and nothing is
-    ///   recreated at the old path. A deleted document is reported, not recreated.
+    /// - **No lost update**: under that lock, every object of the tree as read or last saved must
+    ///   still be on disk exactly as then (device, inode, kind, size, modification and change time
+    ///   to the nanosecond, birth time), each compared once: the package, the children the new tree
+    ///   drops, and the kept children by the writer's link check. Another process's edit or save
+    ///   makes ``save()`` throw ``DocumentError/modifiedByAnotherProcess(_:)`` with nothing written;
+    ///   it never overwrites silently.
+    /// - **Follows its file**: an `O_PATH` descriptor of the document's object (the kernel names
+    ///   its place after a rename or move, on any file system) and, where that cannot tell, a
+    ///   bookmark made at open and at every save. The next save goes where the document is now and
+    ///   nothing is recreated at the old path. A deleted document is reported, not recreated. The
+    ///   descriptor keeps the volume busy while the controller lives, as an open file does.
+    /// - **Returns early**: the old package tree is removed in the background
+    ///   (``FileWrapper/WritingOptions/removingOldTreeInBackground``).
     ///
     /// One lock guards the controller, so it may be shared across tasks.
     public final class DocumentController<Document: FileDocument>: @unchecked Sendable {

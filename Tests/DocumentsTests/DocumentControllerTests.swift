@@ -190,7 +190,7 @@ struct DocumentControllerTests {
         }
     }
 
-    @Test("moved while open: the move is seen, the save goes to the new place, nothing is recreated at the old one (tmpfs too)", arguments: followingFileSystems)
+    @Test("moved while open: the move is seen, the save goes to the new place, nothing is recreated at the old one (tmpfs too)", arguments: saveFileSystems)
     func movedWhileOpen(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path("docs"))

@@ -25,7 +25,7 @@ struct DocumentObservationTests {
         return reports.all
     }
 
-    @Test("moved, then edited, then saved by us (silent), then deleted: each reported once, in order", arguments: followingFileSystems)
+    @Test("moved, then edited, then saved by us (silent), then deleted: each reported once, in order", arguments: saveFileSystems)
     func reports(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in
             let fixture = PackageFixture(root: volume.path("docs"))

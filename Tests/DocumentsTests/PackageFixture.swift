@@ -56,8 +56,3 @@ struct PackageFixture {
 
 /// The file systems every save scenario runs on.
 let saveFileSystems: [FixtureFileSystem] = [.ext4, .xfs, .btrfs, .tmpfs]
-
-/// The file systems a moved document is followed on: all of them (the controller holds the
-/// document's object, and the kernel names its place; tmpfs has no persistent identity for a
-/// bookmark's search, and needs no search).
-let followingFileSystems: [FixtureFileSystem] = [.ext4, .xfs, .btrfs, .tmpfs]
