@@ -71,6 +71,24 @@ struct FileWrapperSavingTests {
             #expect(log.effects(named: "linkat").count == 3)
             #expect(log.effects(named: "write").count == 1)
             #expect(log.effects(named: "fsync").count >= 4, "file, Images, package, parent")
+
+            // The order that makes a power cut leave the old or the new package: the changed file,
+            // then the directories bottom-up, then the exchange, then the parent.
+            let images = try fixture.inode("Doc.pkg/Images")
+            let parent = try fixture.inode("")
+            let order = log.effects.compactMap { effect -> String? in
+                if effect.call.name == "renameat2", effect.call.flags == 2 { return "exchange" }
+                guard effect.call.name == "fsync", let inode = effect.identities.directory?.inode else { return nil }
+                switch inode {
+                case after[3]: return "note2.txt"
+                case images: return "Images"
+                case after[4]: return "package"
+                case parent: return "parent"
+                default: return "other"
+                }
+            }
+            // Siblings go in key order ("Images" sorts first); each directory after its children.
+            #expect(order == ["Images", "note2.txt", "package", "exchange", "parent"], "\(order)")
         }
     }
 
