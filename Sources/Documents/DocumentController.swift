@@ -180,6 +180,40 @@
             }
         }
 
+        /// Saves the document to a new place, and goes on from there (Save As; also how a document
+        /// deleted while open is written again, at its ``fileURL``).
+        ///
+        /// Nothing may be at `url`: the save never replaces another item. Unchanged children are
+        /// cloned from the document where it is now when that is possible (`FICLONE` on XFS and
+        /// btrfs), copied otherwise, never hard-linked: the two documents must not share files. The
+        /// document at the old place is left as it is.
+        ///
+        /// - Throws: ``DocumentError/alreadyExists(_:)`` (nothing written), what the document's
+        ///   `fileWrapper(configuration:)` throws, or the write's `CocoaError`.
+        public func save(to url: URL) throws {
+            try guardLock.withLock { () throws -> Void in
+                let target = Self.canonical(url, isDirectory: wrapper.isDirectory)
+                let source: URL? =
+                    switch externalChange() {
+                    case nil: storedURL
+                    case .moved(let now): now
+                    case .modified, .deleted: nil
+                    }
+                let newWrapper = try Self.withWriterLock(for: target) { () throws -> FileWrapper in
+                    guard Self.status(at: target) == nil else { throw DocumentError.alreadyExists(target) }
+                    let newWrapper = try storedDocument.fileWrapper(
+                        configuration: FileDocumentWriteConfiguration(contentType: contentType, existingFile: wrapper))
+                    try newWrapper.write(
+                        to: target, options: [.atomic, .withNameUpdating, .cloningUnchangedFiles], originalContentsURL: source)
+                    return newWrapper
+                }
+                wrapper = newWrapper
+                storedURL = target
+                changed = false
+                follow(target)
+            }
+        }
+
         /// Saves when there are unsaved changes; returns whether it saved.
         @discardableResult
         public func autosave() throws -> Bool {

@@ -245,6 +245,47 @@ struct DocumentControllerTests {
             #expect(controller.checkForExternalChange() == .deleted(lastKnown: package(fixture, "Week.notes")))
             #expect(throws: DocumentError.deleted(package(fixture, "Week.notes"))) { try controller.save() }
             #expect(!FileManager.default.fileExists(atPath: fixture.path("Week.notes")))
+
+            // Written again only on request, from memory.
+            controller.document.edit("b.txt", "beta, saved again")
+            try controller.save(to: controller.fileURL)
+            #expect(try fixture.text("Week.notes/a.txt") == "alpha")
+            #expect(try fixture.text("Week.notes/b.txt") == "beta, saved again")
+            #expect(controller.checkForExternalChange() == nil)
+        }
+    }
+
+    @Test("save(to:): a new place with files of its own, followed from then on; never over something", arguments: saveFileSystems)
+    func saveAs(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let fixture = PackageFixture(root: volume.path("docs"))
+            _ = try newDocument(fixture)
+            let controller = try DocumentController<NotesDocument>(contentsOf: fixture.url("Week.notes"))
+            controller.document.edit("b.txt", "beta, in the copy")
+            try FileManager.default.createDirectory(atPath: fixture.path("Copies"), withIntermediateDirectories: true)
+            try controller.save(to: fixture.url("Copies/Week copy.notes"))
+            let copy = package(fixture, "Copies/Week copy.notes")
+            #expect(controller.fileURL == copy)
+            #expect(!controller.hasUnsavedChanges)
+            #expect(try fixture.text("Copies/Week copy.notes/a.txt") == "alpha")
+            #expect(try fixture.text("Copies/Week copy.notes/b.txt") == "beta, in the copy")
+            #expect(try fixture.text("Week.notes/b.txt") == "beta", "the original is left as it was")
+            #expect(try fixture.inode("Copies/Week copy.notes/a.txt") != fixture.inode("Week.notes/a.txt"), "no shared files")
+            #expect(try fixture.linkCount("Week.notes/a.txt") == 1)
+
+            // From now on the controller saves the copy.
+            controller.document.edit("a.txt", "alpha, in the copy")
+            try controller.save()
+            #expect(try fixture.text("Copies/Week copy.notes/a.txt") == "alpha, in the copy")
+            #expect(try fixture.text("Week.notes/a.txt") == "alpha")
+
+            // Never over another item: nothing written there, and the controller stays put.
+            let before = try fixture.tree("Week.notes")
+            #expect(throws: DocumentError.alreadyExists(package(fixture, "Week.notes"))) {
+                try controller.save(to: fixture.url("Week.notes"))
+            }
+            #expect(try fixture.tree("Week.notes") == before)
+            #expect(controller.fileURL == copy)
         }
     }
 
