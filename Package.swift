@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "BookmarkKit", targets: ["BookmarkKit"]),
         .library(name: "Documents", targets: ["Documents"]),
         .library(name: "BookmarkFoundation", targets: ["BookmarkFoundation"]),
+        .library(name: "BookmarkCatalog", targets: ["BookmarkCatalog"]),
         .executable(name: "bookmark", targets: ["bookmark"]),
     ],
     dependencies: [
@@ -20,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // Volume catalogs: SQLite through GRDB (system libsqlite3, Tools/install-deps).
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // Documentation only: `swift package generate-documentation` (Tools/docs); links nothing.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -84,6 +87,19 @@ let package = Package(
             ]
         ),
 
+        // Volume catalogs: what is on every drive, in SQLite, with file identity (Docs/CATALOG.md).
+        .target(
+            name: "BookmarkCatalog",
+            dependencies: [
+                "BookmarkKit",
+                "FileIdentity",
+                "SecureFiles",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
         // MARK: Tools
         // Every module Tools/bookmark imports is declared here (Tools/check-imports checks every
         // target), and MemberImportVisibility makes each file import the modules whose members it
@@ -93,6 +109,7 @@ let package = Package(
         .executableTarget(
             name: "bookmark",
             dependencies: [
+                "BookmarkCatalog",
                 "BookmarkKit",
                 "Documents",
                 "BookmarkFormat",
@@ -182,6 +199,14 @@ let package = Package(
             name: "DocumentsTests",
             dependencies: [
                 "Documents", "BookmarkFoundation", "BookmarkKit", "SecureFiles", "VolumeFixtures", "wrapper-probe",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .testTarget(
+            name: "BookmarkCatalogTests",
+            dependencies: [
+                "BookmarkCatalog", "BookmarkKit", "FileIdentity", "SecureFiles", "VolumeFixtures",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

@@ -276,6 +276,14 @@ extension FileID {
     }
 }
 
+extension FileID {
+    /// The inode generation a file handle carries (``decodeGeneration(from:inode:)``), for callers
+    /// that take handles of many entries by name (catalog scans) without identifying each.
+    package static func generation(in handle: FileHandleData, inode: UInt64) -> UInt32? {
+        decodeGeneration(from: handle, inode: inode)
+    }
+}
+
 /// Decodes the generation from a file handle, trying the layouts the common file systems use and
 /// accepting one only when its inode field equals the inode `statx` reported:
 /// ext4/XFS `[ino32][gen32]`, XFS 64-bit `[ino64][gen32]`, tmpfs `[gen32][ino64]`,

@@ -129,6 +129,22 @@ extension OwnedDescriptor {
         return try FileHandleData.make(dirfd: fd, path: "", flags: flags, errorPath: openedPath)
     }
 
+    /// The handle of the entry `name` of this directory, a symbolic link not followed (a link's
+    /// own handle, where the file system gives links handles). Unprivileged.
+    ///
+    /// The corresponding C function is `name_to_handle_at`.
+    package func fileHandle(ofChild name: [UInt8]) throws(FileSystemError) -> FileHandleData {
+        guard PathComponents.isPlainName(name) else {
+            throw FileSystemError(syscall: "name_to_handle_at", errno: .invalidArgument, path: FilePath(bytes: name))
+        }
+        let fd = try raw("name_to_handle_at")
+        let result = withCName(name) { FileHandleData.make(dirfd: fd, cPath: $0, flags: 0) }
+        switch result {
+        case .success(let handle): return handle
+        case .failure(let errno): throw FileSystemError(syscall: "name_to_handle_at", errno: errno, path: FilePath(bytes: name))
+        }
+    }
+
     /// The current path of the open object, read from `/proc/self/fd/N`; it follows renames.
     /// Deleted objects end in `" (deleted)"`, which this reports as `nil`.
     ///

@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: Apache-2.0
+import FileIdentity
+import Foundation
+import GRDB
+import SecureFiles
+import SystemPackage
+
+/// How to scan.
+public struct ScanOptions: Sendable, Hashable {
+    /// Record a SHA-256 of regular files whose size another live file in the catalog shares (a
+    /// file of a unique size cannot have a duplicate, so it is not read). Off by default.
+    public var hashing: Bool
+    /// Descend into other file systems mounted under the root. Off by default, as `find -xdev`.
+    public var crossingMounts: Bool
+    /// Read each entry's inode generation from its file handle (one `name_to_handle_at` per
+    /// entry): a reused inode number is then told apart even where birth times are missing.
+    public var generations: Bool
+    /// Entries written per transaction. A killed scan loses at most the last batch, and a reader
+    /// sees the catalog as of the last commit.
+    public var batchSize: Int
+
+    /// Options; every one has its default.
+    public init(hashing: Bool = false, crossingMounts: Bool = false, generations: Bool = true, batchSize: Int = 5_000) {
+        self.hashing = hashing
+        self.crossingMounts = crossingMounts
+        self.generations = generations
+        self.batchSize = max(1, batchSize)
+    }
+}
+
+/// How far a scan is, reported to the caller's progress handler at most ten times a second.
+public struct ScanProgress: Sendable, Hashable {
+    /// Entries recorded so far.
+    public var entries: Int
+    /// Directories listed so far.
+    public var directories: Int
+    /// Entries or directories that could not be read.
+    public var errors: Int
+    /// The directory being listed.
+    public var directory: [UInt8]
+}
+
+/// What a scan did.
+public struct ScanSummary: Sendable, Hashable {
+    /// The scan's row id (``Catalog/changes(inScan:)`` lists what it found changed).
+    public var scanID: Int64
+    /// The root's absolute path.
+    public var root: [UInt8]
+    /// Whether this finished an earlier scan that was interrupted.
+    public var resumed: Bool
+    /// Whether the root had been scanned before (changes are recorded only then).
+    public var isRescan: Bool
+    /// Entries seen (the root included).
+    public var entries: Int
+    /// Entries or directories that could not be read (in the `scan_error` table).
+    public var errors: Int
+    /// New entries (on a re-scan).
+    public var added: Int
+    /// Entries whose contents changed (size or modification time).
+    public var modified: Int
+    /// Entries now under another name or parent.
+    public var moved: Int
+    /// Entries gone since the last scan.
+    public var deleted: Int
+    /// Files hashed.
+    public var hashed: Int
+}
+
+extension Catalog {
+    /// Scans `root` (a directory) into the catalog: every entry under it, through the secure layer
+    /// (names relative to directory descriptors, no symbolic link followed, one file system unless
+    /// `options.crossingMounts`). A root scanned before is updated in place: each entry is matched
+    /// to the object it was by identity (volume, inode, generation, birth time, kind), so a rename or
+    /// a move is recorded as one, and entries not seen any more are marked deleted.
+    ///
+    /// Unreadable entries and directories are recorded in `scan_error` and skipped; what the catalog
+    /// knew under an unreadable directory is kept, not marked deleted. A scan killed midway leaves
+    /// the catalog as of its last committed batch; the next scan of the root finishes it.
+    ///
+    /// - Throws: ``CatalogError`` `rootUnavailable` (cannot open or identify the root) or `database`.
+    @discardableResult
+    public func scan(
+        root: String, options: ScanOptions = ScanOptions(), progress: (@Sendable (ScanProgress) -> Void)? = nil
+    ) throws(CatalogError) -> ScanSummary {
+        try scan(rootBytes: Array(root.utf8), options: options, progress: progress)
+    }
+
+    /// ``scan(root:options:progress:)`` for a root path given as bytes.
+    @discardableResult
+    public func scan(
+        rootBytes root: [UInt8], options: ScanOptions = ScanOptions(), progress: (@Sendable (ScanProgress) -> Void)? = nil
+    ) throws(CatalogError) -> ScanSummary {
+        let located = try CatalogScanner.locate(root)
+        var scanner = CatalogScanner(catalog: self, located: located, options: options, progress: progress)
+        return try scanner.run()
+    }
+}
+
+/// The scan root, opened and identified.
+struct LocatedRoot {
+    let descriptor: OwnedDescriptor
+    let path: [UInt8]
+    let status: FileStatus
+    let volume: Volume
+    let pathInVolume: [UInt8]
+    let generation: UInt32?
+}
+
+/// One scan of one root.
+struct CatalogScanner {
+    let catalog: Catalog
+    let located: LocatedRoot
+    let options: ScanOptions
+    let progress: (@Sendable (ScanProgress) -> Void)?
+
+    private var volumeID: Int64 = 0
+    private var rootID: Int64 = 0
+    private var scanID: Int64 = 0
+    private var summary: ScanSummary
+    private var needsLookups = true
+    private var directories = 0
+    private var pendingInBatch = 0
+    private var lastProgress = ContinuousClock.now
+    /// Directories whose listing failed: what the catalog knew under them is kept.
+    private var unlisted: [Int64] = []
+    /// With hashing: where each regular file is, relative to the root.
+    private var filePaths: [Int64: [UInt8]] = [:]
+
+    init(catalog: Catalog, located: LocatedRoot, options: ScanOptions, progress: (@Sendable (ScanProgress) -> Void)?) {
+        self.catalog = catalog
+        self.located = located
+        self.options = options
+        self.progress = progress
+        summary = ScanSummary(
+            scanID: 0, root: located.path, resumed: false, isRescan: false, entries: 0, errors: 0, added: 0, modified: 0,
+            moved: 0, deleted: 0, hashed: 0)
+    }
+
+    /// Opens and identifies the root.
+    static func locate(_ root: [UInt8]) throws(CatalogError) -> LocatedRoot {
+        let descriptor: OwnedDescriptor
+        do {
+            descriptor = try Directory.current.open(bytes: root, options: [.readOnly, .directory])
+        } catch {
+            throw CatalogError(.rootUnavailable, "cannot open the root", path: root, fileSystemError: error)
+        }
+        let fileID: FileID
+        let status: FileStatus
+        do {
+            fileID = try FileID.identify(descriptor, volumes: try MountedVolumes())
+            status = try descriptor.status()
+        } catch let error as FileIdentityError {
+            throw CatalogError(.rootUnavailable, "cannot identify the root's volume", path: root, underlying: "\(error)")
+        } catch let error as FileSystemError {
+            throw CatalogError(.rootUnavailable, "cannot read the root", path: root, fileSystemError: error)
+        } catch {
+            throw CatalogError(.rootUnavailable, "cannot identify the root", path: root, underlying: "\(error)")
+        }
+        let path = (try? descriptor.currentPathBytes()).flatMap { $0 } ?? root
+        let volume = fileID.volume
+        // The root's path inside its file system: the mount's own root (a bind or subvolume mount
+        // shows a directory of the file system), then the path below the mount point.
+        var below = path
+        if volume.mountPoint != [0x2F], below.starts(with: volume.mountPoint) { below.removeFirst(volume.mountPoint.count) }
+        var inVolume = volume.root == [0x2F] ? below : volume.root + below
+        if inVolume.isEmpty { inVolume = [0x2F] }
+        return LocatedRoot(
+            descriptor: descriptor, path: path, status: status, volume: volume, pathInVolume: inVolume, generation: fileID.generation)
+    }
+
+    mutating func run() throws(CatalogError) -> ScanSummary {
+        try begin()
+        do {
+            try catalog.database.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                try db.beginTransaction()
+                try walk(db)
+                try finish(db)
+                try db.commit()
+            }
+        } catch let error as CatalogError {
+            throw error
+        } catch {
+            throw CatalogError(.database, "the scan could not be recorded", path: located.path, underlying: "\(error)")
+        }
+        if options.hashing { summary.hashed = try hashShared() }
+        return summary
+    }
+
+    // MARK: Before the walk
+
+    /// Records the volume and the root, and starts (or resumes) the scan.
+    private mutating func begin() throws(CatalogError) {
+        let volume = located.volume
+        let key = volume.isPersistent && volume.uuid != nil ? volume.uuid ?? "" : "\(volume.fsType):\(volume.source):\(volume.mountPoint.escapedForDisplay)"
+        let located = self.located
+        let crossing = options.crossingMounts
+        let hashing = options.hashing
+        let ids = try catalog.write { db -> (Int64, Int64, Int64, Bool, Bool, Bool) in
+            try db.execute(
+                sql: """
+                    INSERT INTO volume (key, uuid, uuid_source, label, fs_type, source, mount_point, persistent)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (key) DO UPDATE SET uuid_source = excluded.uuid_source, label = excluded.label,
+                        fs_type = excluded.fs_type, source = excluded.source, mount_point = excluded.mount_point
+                    """,
+                arguments: [
+                    key, volume.uuid, volume.uuidSource.rawValue, volume.label, volume.fsType, volume.source,
+                    volume.mountPoint.blob, volume.isPersistent,
+                ])
+            guard let volumeID = try Int64.fetchOne(db, sql: "SELECT id FROM volume WHERE key = ?", arguments: [key]) else {
+                throw CatalogError(.database, "the volume row is missing after its insert")
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO root (volume_id, path_in_volume, path) VALUES (?, ?, ?)
+                    ON CONFLICT (volume_id, path_in_volume) DO UPDATE SET path = excluded.path
+                    """,
+                arguments: [volumeID, located.pathInVolume.blob, located.path.blob])
+            guard
+                let rootID = try Int64.fetchOne(
+                    db, sql: "SELECT id FROM root WHERE volume_id = ? AND path_in_volume = ?",
+                    arguments: [volumeID, located.pathInVolume.blob])
+            else { throw CatalogError(.database, "the root row is missing after its insert") }
+            let scannedBefore =
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM scan WHERE root_id = ? AND finished IS NOT NULL)", arguments: [rootID])
+                ?? false
+            let needsLookups =
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM entry WHERE volume_id = ?)", arguments: [volumeID]) ?? true
+            if let unfinished = try Int64.fetchOne(
+                db, sql: "SELECT id FROM scan WHERE root_id = ? AND finished IS NULL ORDER BY id DESC LIMIT 1", arguments: [rootID])
+            {
+                return (volumeID, rootID, unfinished, true, scannedBefore, needsLookups)
+            }
+            try db.execute(
+                sql: "INSERT INTO scan (root_id, started, mount_point, hashed, cross_mounts) VALUES (?, ?, ?, ?, ?)",
+                arguments: [rootID, Date().timeIntervalSince1970, located.volume.mountPoint.blob, hashing, crossing])
+            return (volumeID, rootID, db.lastInsertedRowID, false, scannedBefore, needsLookups)
+        }
+        (volumeID, rootID, scanID) = (ids.0, ids.1, ids.2)
+        summary.scanID = scanID
+        summary.resumed = ids.3
+        summary.isRescan = ids.4
+        needsLookups = ids.5
+    }
+
+    // MARK: The walk
+
+    /// A directory waiting to be listed.
+    private struct Pending {
+        let parent: OwnedDescriptor?
+        let name: [UInt8]
+        let entryID: Int64
+        let relativePath: [UInt8]
+        let absolutePath: [UInt8]
+    }
+
+    private mutating func walk(_ db: Database) throws {
+        let rootEntry = try record(
+            db, name: PathBytes(located.path).lastComponent ?? [0x2F], parent: nil, status: located.status,
+            generation: located.generation, linkTarget: nil, isRoot: true)
+        try db.execute(sql: "UPDATE root SET entry_id = ? WHERE id = ?", arguments: [rootEntry, rootID])
+        var stack = [Pending(parent: nil, name: [], entryID: rootEntry, relativePath: [], absolutePath: located.path)]
+        let rootDevice = located.status.device
+        while let item = stack.popLast() {
+            let directory: OwnedDescriptor
+            if let parent = item.parent {
+                do {
+                    directory = try parent.openChildDirectory(item.name, sameMount: !options.crossingMounts)
+                } catch {
+                    try recordError(db, path: item.absolutePath, error)
+                    unlisted.append(item.entryID)
+                    continue
+                }
+            } else {
+                directory = located.descriptor
+            }
+            var entries: [DirectoryEntry] = []
+            do {
+                try directory.forEachDirectoryEntry { entry in
+                    entries.append(entry)
+                    return true
+                }
+            } catch {
+                try recordError(db, path: item.absolutePath, error)
+                unlisted.append(item.entryID)
+                continue
+            }
+            directories += 1
+            var children: [Pending] = []
+            for entry in entries {
+                let absolute = item.absolutePath == [0x2F] ? [0x2F] + entry.name : item.absolutePath + [0x2F] + entry.name
+                let status: FileStatus
+                do {
+                    status = try directory.statusOfChild(entry.name)
+                } catch {
+                    // Gone since the listing (a scan racing with deletions), or unreadable.
+                    if error.errno != .noSuchFileOrDirectory { try recordError(db, path: absolute, error) }
+                    continue
+                }
+                let generation =
+                    options.generations
+                    ? (try? directory.fileHandle(ofChild: entry.name)).flatMap { FileID.generation(in: $0, inode: status.inode) }
+                    : nil
+                let target = status.kind == .symlink ? try? directory.symlinkTarget(ofChild: entry.name) : nil
+                let id = try record(
+                    db, name: entry.name, parent: item.entryID, status: status, generation: generation, linkTarget: target, isRoot: false)
+                let relative = item.relativePath.isEmpty ? entry.name : item.relativePath + [0x2F] + entry.name
+                if options.hashing, status.kind == .regular { filePaths[id] = relative }
+                if status.kind == .directory {
+                    if status.device == rootDevice || options.crossingMounts {
+                        children.append(Pending(parent: directory, name: entry.name, entryID: id, relativePath: relative, absolutePath: absolute))
+                    } else {
+                        // A mount point: what is under it belongs to another volume.
+                        unlisted.append(id)
+                    }
+                }
+                try commitIfBatchFull(db)
+            }
+            reportProgress(directory: item.absolutePath)
+            stack.append(contentsOf: children.reversed())
+        }
+    }
+
+    /// Inserts or updates the entry for an object seen at `name` in `parent`, matched by identity.
+    private mutating func record(
+        _ db: Database, name: [UInt8], parent: Int64?, status: FileStatus, generation: UInt32?, linkTarget: [UInt8]?, isRoot: Bool
+    ) throws -> Int64 {
+        summary.entries += 1
+        pendingInBatch += 1
+        let kind = CatalogEntryKind(status.kind)
+        let modified = status.modificationTime.nanosecondsSince1970
+        let born = status.birthTime?.nanosecondsSince1970
+        if needsLookups {
+            let candidates = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT id, parent_id, name, kind, size, mtime, btime, generation, link_target, last_seen
+                        FROM entry WHERE volume_id = ? AND inode = ? AND deleted_in IS NULL
+                        """),
+                arguments: [volumeID, status.inode.storedBits])
+            var chosen: Row?
+            for row in candidates {
+                let sameObject =
+                    row["kind"] as Int == kind.rawValue
+                    && (born == nil || (row["btime"] as Int64?) == nil || row["btime"] == born)
+                    && (generation == nil || (row["generation"] as Int64?) == nil || row["generation"] == Int64(generation ?? 0))
+                if !sameObject {
+                    // The inode number was reused: the object catalogued under it is gone.
+                    if row["last_seen"] as Int64 != scanID { try markDeleted(db, id: row["id"]) }
+                    continue
+                }
+                let samePlace = (row["parent_id"] as Int64?) == parent && row.bytes("name") == name
+                if samePlace { chosen = row; break }
+                if chosen == nil, row["last_seen"] as Int64 != scanID { chosen = row }
+            }
+            if let row = chosen {
+                let id: Int64 = row["id"]
+                let updated: [(any DatabaseValueConvertible)?] = [
+                    rootID, parent, name.blob, status.size.storedBits, Int64(status.mode), Int64(status.uid), Int64(status.gid),
+                    modified, status.changeTime.nanosecondsSince1970, born, generation.map { Int64($0) }, linkTarget?.blob,
+                ]
+                let moved = (row["parent_id"] as Int64?) != parent || row.bytes("name") != name
+                let contentsChanged =
+                    UInt64(storedBits: row["size"]) != status.size || row["mtime"] != modified
+                    || row.optionalBytes("link_target") != linkTarget
+                let trailing: [(any DatabaseValueConvertible)?] = [contentsChanged, scanID, id]
+                let updatedAll = updated + trailing
+                if summary.isRescan, row["last_seen"] as Int64 != scanID {
+                    if moved && !isRoot {
+                        summary.moved += 1
+                        try db.execute(
+                            sql: "INSERT INTO change (scan_id, entry_id, kind, old_parent_id, old_name) VALUES (?, ?, 'moved', ?, ?)",
+                            arguments: [scanID, id, row["parent_id"] as Int64?, Data(row.bytes("name"))])
+                    }
+                    if contentsChanged && kind != .directory {
+                        summary.modified += 1
+                        try db.execute(
+                            sql: "INSERT INTO change (scan_id, entry_id, kind) VALUES (?, ?, 'modified')", arguments: [scanID, id])
+                    }
+                }
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE entry SET root_id = ?, parent_id = ?, name = ?, size = ?, mode = ?, uid = ?, gid = ?,
+                            mtime = ?, ctime = ?, btime = ?, generation = ?, link_target = ?,
+                            sha256 = CASE WHEN ? THEN NULL ELSE sha256 END, last_seen = ?
+                        WHERE id = ?
+                        """
+                ).execute(arguments: StatementArguments(updatedAll))
+                return id
+            }
+        }
+        let inserted: [(any DatabaseValueConvertible)?] = [
+            volumeID, rootID, parent, name.blob, kind.rawValue, status.size.storedBits, Int64(status.mode), Int64(status.uid),
+            Int64(status.gid), modified, status.changeTime.nanosecondsSince1970, born, status.inode.storedBits,
+            generation.map { Int64($0) }, linkTarget?.blob, scanID, scanID,
+        ]
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO entry (volume_id, root_id, parent_id, name, kind, size, mode, uid, gid, mtime, ctime, btime,
+                    inode, generation, link_target, first_seen, last_seen)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: StatementArguments(inserted))
+        let id = db.lastInsertedRowID
+        if summary.isRescan {
+            summary.added += 1
+            try db.execute(sql: "INSERT INTO change (scan_id, entry_id, kind) VALUES (?, ?, 'added')", arguments: [scanID, id])
+        }
+        return id
+    }
+
+    private mutating func markDeleted(_ db: Database, id: Int64) throws {
+        try db.execute(sql: "UPDATE entry SET deleted_in = ? WHERE id = ?", arguments: [scanID, id])
+        try db.execute(sql: "INSERT INTO change (scan_id, entry_id, kind) VALUES (?, ?, 'deleted')", arguments: [scanID, id])
+        summary.deleted += 1
+    }
+
+    private mutating func recordError(_ db: Database, path: [UInt8], _ error: FileSystemError) throws {
+        summary.errors += 1
+        try db.execute(
+            sql: "INSERT INTO scan_error (scan_id, path, syscall, errno) VALUES (?, ?, ?, ?)",
+            arguments: [scanID, path.blob, error.syscall, Int64(error.errno.rawValue)])
+    }
+
+    private mutating func commitIfBatchFull(_ db: Database) throws {
+        guard pendingInBatch >= options.batchSize else { return }
+        try db.execute(sql: "UPDATE scan SET entries = ?, errors = ? WHERE id = ?", arguments: [summary.entries, summary.errors, scanID])
+        try db.commit()
+        try db.beginTransaction()
+        pendingInBatch = 0
+    }
+
+    private mutating func reportProgress(directory: [UInt8]) {
+        guard let progress else { return }
+        let now = ContinuousClock.now
+        guard now - lastProgress >= .milliseconds(100) else { return }
+        lastProgress = now
+        progress(ScanProgress(entries: summary.entries, directories: directories, errors: summary.errors, directory: directory))
+    }
+
+    // MARK: After the walk
+
+    /// Keeps what was under unreadable directories and other mounts, marks the rest not seen as
+    /// deleted, and closes the scan.
+    private mutating func finish(_ db: Database) throws {
+        for id in unlisted {
+            try db.execute(
+                sql: """
+                    WITH RECURSIVE below (id) AS (
+                        SELECT id FROM entry WHERE parent_id = ? AND deleted_in IS NULL
+                        UNION ALL SELECT entry.id FROM entry JOIN below ON entry.parent_id = below.id WHERE entry.deleted_in IS NULL
+                    )
+                    UPDATE entry SET last_seen = ? WHERE id IN below
+                    """,
+                arguments: [id, scanID])
+        }
+        if summary.isRescan || summary.resumed {
+            // Only the top of a deleted subtree needs its own change row for a reader to see it;
+            // every entry gets one anyway, so a query by entry finds it.
+            try db.execute(
+                sql: """
+                    INSERT INTO change (scan_id, entry_id, kind)
+                    SELECT ?, id, 'deleted' FROM entry WHERE root_id = ? AND deleted_in IS NULL AND last_seen <> ?
+                    """,
+                arguments: [scanID, rootID, scanID])
+            summary.deleted += db.changesCount
+            try db.execute(
+                sql: "UPDATE entry SET deleted_in = ? WHERE root_id = ? AND deleted_in IS NULL AND last_seen <> ?",
+                arguments: [scanID, rootID, scanID])
+        }
+        try db.execute(
+            sql: "UPDATE scan SET finished = ?, entries = ?, errors = ? WHERE id = ?",
+            arguments: [Date().timeIntervalSince1970, summary.entries, summary.errors, scanID])
+    }
+
+    /// Hashes the files of this root whose size another live file shares and that have no hash
+    /// yet; each is opened beneath the root without following links, and checked to be the
+    /// catalogued inode before its bytes count.
+    private mutating func hashShared() throws(CatalogError) -> Int {
+        let rootID = self.rootID
+        let candidates = try catalog.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, inode FROM entry
+                    WHERE root_id = ? AND kind = 0 AND deleted_in IS NULL AND sha256 IS NULL AND size > 0
+                      AND size IN (SELECT size FROM entry WHERE kind = 0 AND deleted_in IS NULL GROUP BY size HAVING COUNT(*) > 1)
+                    """,
+                arguments: [rootID]
+            ).map { (id: $0["id"] as Int64, inode: UInt64(storedBits: $0["inode"])) }
+        }
+        let root = Directory(adopting: located.descriptor, policy: ResolutionPolicy(scope: .beneath, refusesSymlinks: true))
+        var hashed = 0
+        var digests: [(Int64, Data)] = []
+        for candidate in candidates {
+            guard let relative = filePaths[candidate.id],
+                let file = try? root.open(bytes: relative, options: .readOnly),
+                let status = try? file.status(), status.inode == candidate.inode, status.kind == .regular,
+                let digest = try? FileDigest.sha256(of: file)
+            else { continue }
+            digests.append((candidate.id, Data(digest)))
+            hashed += 1
+            if digests.count >= 1_000 {
+                try store(digests)
+                digests = []
+            }
+        }
+        try store(digests)
+        return hashed
+    }
+
+    private func store(_ digests: [(Int64, Data)]) throws(CatalogError) {
+        guard !digests.isEmpty else { return }
+        try catalog.write { db in
+            for (id, digest) in digests {
+                try db.execute(sql: "UPDATE entry SET sha256 = ? WHERE id = ?", arguments: [digest, id])
+            }
+        }
+    }
+}
+
+extension CatalogEntryKind {
+    init(_ kind: FileKind) {
+        switch kind {
+        case .regular: self = .file
+        case .directory: self = .directory
+        case .symlink: self = .symlink
+        default: self = .other
+        }
+    }
+}
+
+extension Timestamp {
+    /// Nanoseconds since 1970 (saturating; times before 1678 or after 2262 are clamped).
+    var nanosecondsSince1970: Int64 {
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        let (sum, overflow2) = scaled.addingReportingOverflow(Int64(nanoseconds))
+        return overflow2 ? .max : sum
+    }
+}
