@@ -205,7 +205,7 @@ let package = Package(
         .testTarget(
             name: "BookmarkCatalogTests",
             dependencies: [
-                "BookmarkCatalog", "BookmarkKit", "FileIdentity", "SecureFiles", "VolumeFixtures",
+                "BookmarkCatalog", "BookmarkKit", "FileIdentity", "SecureFiles", "VolumeFixtures", "bookmark",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]

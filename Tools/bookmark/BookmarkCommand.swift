@@ -31,6 +31,7 @@ struct BookmarkCommand: ParsableCommand {
             RefreshFiles.self,
             Ref.self,
             Package.self,
+            CatalogGroup.self,
         ]
     )
 }

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import GRDB
+
+/// Absolute paths of entries, built from parent links and remembered (one query per directory).
+struct PathResolver {
+    private var known: [Int64: [UInt8]] = [:]
+    private var parents: [Int64: (parent: Int64?, name: [UInt8])] = [:]
+
+    init(_ db: Database) throws {
+        for row in try Row.fetchAll(db, sql: "SELECT entry_id, path FROM root WHERE entry_id IS NOT NULL") {
+            known[row["entry_id"]] = row.bytes("path")
+        }
+    }
+
+    /// The entry's path, or `nil` when its chain does not reach a root.
+    mutating func path(of id: Int64, _ db: Database) throws -> [UInt8]? {
+        var chain: [(Int64, [UInt8])] = []
+        var cursor: Int64? = id
+        var base: [UInt8]?
+        while let current = cursor {
+            if let path = known[current] {
+                base = path
+                break
+            }
+            guard let link = try self.link(of: current, db) else { return nil }
+            chain.append((current, link.name))
+            cursor = link.parent
+            if chain.count > 4_096 { return nil }
+        }
+        guard var path = base else { return nil }
+        for (entry, name) in chain.reversed() {
+            path = path == [0x2F] ? [0x2F] + name : path + [0x2F] + name
+            known[entry] = path
+        }
+        return path
+    }
+
+    /// The path `id` had if its parent were `parent` and its name `name` (a moved entry's old place).
+    mutating func path(under parent: Int64?, name: [UInt8], _ db: Database) throws -> [UInt8]? {
+        guard let parent, let base = try path(of: parent, db) else { return nil }
+        return base == [0x2F] ? [0x2F] + name : base + [0x2F] + name
+    }
+
+    private mutating func link(of id: Int64, _ db: Database) throws -> (parent: Int64?, name: [UInt8])? {
+        if let link = parents[id] { return link }
+        guard let row = try Row.fetchOne(db, sql: "SELECT parent_id, name FROM entry WHERE id = ?", arguments: [id]) else { return nil }
+        let link = (parent: row["parent_id"] as Int64?, name: row.bytes("name"))
+        parents[id] = link
+        return link
+    }
+}
+
+extension Catalog {
+    /// What a re-scan found changed: moves (a moved directory is one move), modifications, and
+    /// additions and deletions (each directory added or deleted with its contents is one change,
+    /// with their count). Paths are as of that scan; a moved entry's old path is where it was
+    /// before it (its old parent's path then).
+    public func changes(inScan scanID: Int64) throws(CatalogError) -> [CatalogChange] {
+        try read { db in
+            var paths = try PathResolver(db)
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT change.kind AS change_kind, change.entry_id, change.old_parent_id, change.old_name,
+                        entry.kind, entry.size, entry.inode, entry.parent_id
+                    FROM change JOIN entry ON entry.id = change.entry_id
+                    WHERE change.scan_id = ? ORDER BY change.id
+                    """,
+                arguments: [scanID])
+            // A moved entry whose old parent moved too in this scan was under that parent's old path.
+            var oldPlaces: [Int64: (parent: Int64?, name: [UInt8])] = [:]
+            for row in rows where (row["change_kind"] as String) == "moved" {
+                oldPlaces[row["entry_id"]] = (row["old_parent_id"], row.bytes("old_name"))
+            }
+            var oldPathCache: [Int64: [UInt8]] = [:]
+            func oldPath(of id: Int64, depth: Int = 0) throws -> [UInt8]? {
+                if let cached = oldPathCache[id] { return cached }
+                guard let place = oldPlaces[id], depth < 4_096 else { return try paths.path(of: id, db) }
+                guard let parent = place.parent, let base = try oldPath(of: parent, depth: depth + 1) else { return nil }
+                let path = base == [0x2F] ? [0x2F] + place.name : base + [0x2F] + place.name
+                oldPathCache[id] = path
+                return path
+            }
+            var items: [(key: Int64, change: CatalogChange)] = []
+            var parentOf: [Int64: Int64] = [:]
+            for row in rows {
+                guard let kind = CatalogChange.Kind(rawValue: row["change_kind"]) else { continue }
+                let id: Int64 = row["entry_id"]
+                if let parent: Int64 = row["parent_id"] { parentOf[id] = parent }
+                let path = try paths.path(of: id, db) ?? []
+                let old = kind == .moved ? try oldPath(of: id) : nil
+                items.append(
+                    (
+                        id,
+                        CatalogChange(
+                            kind: kind, entryKind: CatalogEntryKind(rawValue: row["kind"]) ?? .other, path: path, oldPath: old,
+                            size: UInt64(storedBits: row["size"]), inode: UInt64(storedBits: row["inode"]))
+                    ))
+            }
+            return [CatalogChange].folding(items) { parentOf[$0] }
+        }
+    }
+
+    /// The newest finished scan of each root, newest first.
+    public func latestScans() throws(CatalogError) -> [(scanID: Int64, root: [UInt8], finished: Date)] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT scan.id, root.path, scan.finished FROM scan JOIN root ON root.id = scan.root_id
+                    WHERE scan.id IN (SELECT MAX(id) FROM scan WHERE finished IS NOT NULL GROUP BY root_id)
+                    ORDER BY scan.finished DESC
+                    """
+            ).map { (scanID: $0["id"] as Int64, root: $0.bytes("path"), finished: Date(timeIntervalSince1970: $0["finished"])) }
+        }
+    }
+}

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import GRDB
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What to look for in catalogs. Every condition given must hold.
+public struct CatalogQuery: Sendable {
+    /// How the pattern matches.
+    public enum Pattern: Sendable {
+        /// A shell glob (`fnmatch`) on the entry's name, or on its whole path when the pattern
+        /// has a `/`.
+        case glob(String)
+        /// A regular expression searched for in the whole path (its text; bytes that are not
+        /// UTF-8 are U+FFFD).
+        case regex(String)
+    }
+
+    /// The pattern, or `nil` for any name.
+    public var pattern: Pattern?
+    /// Ignore case in the pattern.
+    public var ignoringCase: Bool
+    /// Only this kind.
+    public var kind: CatalogEntryKind?
+    /// At least this many bytes.
+    public var minimumSize: UInt64?
+    /// At most this many bytes.
+    public var maximumSize: UInt64?
+    /// Modified after this moment.
+    public var modifiedAfter: Date?
+    /// Whose SHA-256 starts with these bytes (a hex prefix, parsed by the caller).
+    public var sha256Prefix: [UInt8]?
+    /// Entries marked deleted too (they answer where something was).
+    public var includingDeleted: Bool
+
+    /// A query; every condition is off by default.
+    public init(
+        pattern: Pattern? = nil, ignoringCase: Bool = false, kind: CatalogEntryKind? = nil, minimumSize: UInt64? = nil,
+        maximumSize: UInt64? = nil, modifiedAfter: Date? = nil, sha256Prefix: [UInt8]? = nil, includingDeleted: Bool = false
+    ) {
+        self.pattern = pattern
+        self.ignoringCase = ignoringCase
+        self.kind = kind
+        self.minimumSize = minimumSize
+        self.maximumSize = maximumSize
+        self.modifiedAfter = modifiedAfter
+        self.sha256Prefix = sha256Prefix
+        self.includingDeleted = includingDeleted
+    }
+}
+
+/// One entry found: what it is, where it was when last seen, on which volume, and when.
+public struct CatalogHit: Sendable {
+    /// The entry, its `path` filled in.
+    public var entry: CatalogEntry
+    /// Its volume.
+    public var volume: CatalogVolume
+    /// The catalog it came from.
+    public var catalogPath: String
+}
+
+extension Catalog {
+    /// The entries that match `query`, in path order.
+    ///
+    /// - Throws: ``CatalogError`` `badPattern` for a regular expression that does not compile,
+    ///   `database` for a read that fails.
+    public func find(_ query: CatalogQuery) throws(CatalogError) -> [CatalogHit] {
+        let matcher = try NameMatcher(query.pattern, ignoringCase: query.ignoringCase)
+        let volumes = Dictionary(uniqueKeysWithValues: try volumes().map { ($0.id, $0) })
+        let catalogPath = path
+        return try read { db in
+            var conditions: [String] = []
+            var arguments: [(any DatabaseValueConvertible)?] = []
+            if !query.includingDeleted { conditions.append("deleted_in IS NULL") }
+            if let kind = query.kind {
+                conditions.append("kind = ?")
+                arguments.append(kind.rawValue)
+            }
+            if let minimum = query.minimumSize {
+                conditions.append("size >= ?")
+                arguments.append(Int64(clamping: minimum))
+            }
+            if let maximum = query.maximumSize {
+                conditions.append("size <= ?")
+                arguments.append(Int64(clamping: maximum))
+            }
+            if let after = query.modifiedAfter {
+                conditions.append("mtime > ?")
+                arguments.append(Int64(after.timeIntervalSince1970 * 1e9))
+            }
+            if let prefix = query.sha256Prefix, !prefix.isEmpty {
+                conditions.append("substr(sha256, 1, ?) = ?")
+                arguments.append(prefix.count)
+                arguments.append(Data(prefix))
+            }
+            let sql = "SELECT * FROM entry" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+            let scanTimes = Dictionary(
+                uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, started FROM scan").map {
+                    ($0["id"] as Int64, Date(timeIntervalSince1970: $0["started"]))
+                })
+            var paths = try PathResolver(db)
+            var hits: [CatalogHit] = []
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+            while let row = try rows.next() {
+                let name = row.bytes("name")
+                if matcher.needsOnlyName, !matcher.matches(name: name, path: []) { continue }
+                let id: Int64 = row["id"]
+                guard let path = try paths.path(of: id, db) else { continue }
+                if !matcher.needsOnlyName, !matcher.matches(name: name, path: path) { continue }
+                guard let volume = volumes[row["volume_id"]] else { continue }
+                hits.append(CatalogHit(entry: CatalogEntry(row: row, path: path, scanTimes: scanTimes), volume: volume, catalogPath: catalogPath))
+            }
+            return hits.sorted { $0.entry.path.lexicographicallyPrecedes($1.entry.path) }
+        }
+    }
+}
+
+/// A compiled name or path pattern.
+struct NameMatcher {
+    private enum Compiled {
+        case none
+        case nameGlob([CChar])
+        case pathGlob([CChar])
+        case regex(NSRegularExpression)
+    }
+
+    private let compiled: Compiled
+    private let ignoringCase: Bool
+
+    init(_ pattern: CatalogQuery.Pattern?, ignoringCase: Bool) throws(CatalogError) {
+        self.ignoringCase = ignoringCase
+        switch pattern {
+        case nil: compiled = .none
+        case .glob(let glob):
+            let text = glob.utf8CString.map { $0 }
+            compiled = glob.contains("/") ? .pathGlob(text) : .nameGlob(text)
+        case .regex(let expression):
+            do {
+                compiled = .regex(try NSRegularExpression(pattern: expression, options: ignoringCase ? [.caseInsensitive] : []))
+            } catch {
+                throw CatalogError(.badPattern, "not a valid regular expression: \(expression)", underlying: "\(error)")
+            }
+        }
+    }
+
+    /// Whether the name alone decides (so a path need not be built for a miss).
+    var needsOnlyName: Bool {
+        switch compiled {
+        case .none, .nameGlob: true
+        case .pathGlob, .regex: false
+        }
+    }
+
+    func matches(name: [UInt8], path: [UInt8]) -> Bool {
+        switch compiled {
+        case .none: return true
+        case .nameGlob(let glob): return Self.fnmatch(glob, name, ignoringCase: ignoringCase, pathname: false)
+        case .pathGlob(let glob): return Self.fnmatch(glob, path, ignoringCase: ignoringCase, pathname: true)
+        case .regex(let expression):
+            let text = String(decoding: path, as: UTF8.self)
+            return expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        }
+    }
+
+    private static func fnmatch(_ glob: [CChar], _ subject: [UInt8], ignoringCase: Bool, pathname: Bool) -> Bool {
+        // FNM_CASEFOLD is a GNU extension that Glibc's Swift module does not export (<fnmatch.h>: 1 << 4).
+        let caseFold: Int32 = 1 << 4
+        let flags = (ignoringCase ? caseFold : 0) | (pathname ? FNM_PATHNAME : 0)
+        let cSubject = subject.map { CChar(bitPattern: $0) } + [0]
+        return glob.withUnsafeBufferPointer { pattern in
+            cSubject.withUnsafeBufferPointer { text in
+                guard let patternBase = pattern.baseAddress, let textBase = text.baseAddress else { return false }
+                return Glibc.fnmatch(patternBase, textBase, flags) == 0
+            }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import BookmarkCatalog
+import Foundation
+import Glibc
+import SecureFiles
+
+extension BookmarkCommand {
+    /// `bookmark catalog scan|diff|find|export`: volume catalogs.
+    struct CatalogGroup: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "catalog",
+            abstract: "Catalog what is on your drives, offline, with file identity (Docs/CATALOG.md).",
+            discussion: """
+                A catalog is one SQLite file. Without -o or CATALOG, the default is \
+                $XDG_DATA_HOME/swift-bookmarks/volumes.catalog (~/.local/share/… without XDG_DATA_HOME).
+                """,
+            subcommands: [CatalogScan.self, CatalogDiffCommand.self, CatalogFind.self])
+    }
+}
+
+/// Where catalogs live when no path is given.
+enum CatalogLocation {
+    static var defaultPath: String {
+        let environment = ProcessInfo.processInfo.environment
+        let base =
+            environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+        return base + "/swift-bookmarks/volumes.catalog"
+    }
+
+    /// Opens an existing catalog for reading, or exits 66 with the reason.
+    static func open(_ path: String) throws -> BookmarkCatalog.Catalog {
+        do {
+            return try BookmarkCatalog.Catalog(path: path, create: false)
+        } catch {
+            Output.error("\(RawArguments.display(path)): \(error.description)")
+            throw ExitStatus.sourceUnreadable.exitCode
+        }
+    }
+}
+
+/// The JSON of a change (`diff --json`, `--jsonl`).
+struct ChangeJSON: Encodable {
+    var kind: String
+    var entryKind: String
+    var path: String
+    var pathBase64: String?
+    var oldPath: String?
+    var oldPathBase64: String?
+    var descendants: Int
+    var size: UInt64
+    var inode: UInt64
+
+    init(_ change: CatalogChange) {
+        kind = change.kind.rawValue
+        entryKind = change.entryKind.description
+        path = JSONPath.text(change.path)
+        pathBase64 = JSONPath.base64(change.path)
+        oldPath = change.oldPath.map(JSONPath.text)
+        oldPathBase64 = change.oldPath.flatMap(JSONPath.base64)
+        descendants = change.descendants
+        size = change.size
+        inode = change.inode
+    }
+}
+
+/// Prints changes: one line each (paths as their bytes), a JSON array, or JSON Lines.
+enum ChangePrinter {
+    static func print(_ changes: [CatalogChange], json: Bool, jsonLines: Bool) throws {
+        if json {
+            try Output.json(changes.map(ChangeJSON.init))
+        } else if jsonLines {
+            for change in changes { try Output.jsonLine(ChangeJSON(change)) }
+        } else {
+            for change in changes {
+                var line = Array(change.kind.rawValue.utf8) + [0x20]
+                if let old = change.oldPath { line += old + Array(" -> ".utf8) }
+                line += change.path
+                if change.descendants > 0 { line += Array(" (and \(change.descendants) inside)".utf8) }
+                Output.record(line)
+            }
+        }
+    }
+}

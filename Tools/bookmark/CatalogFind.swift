@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import BookmarkCatalog
+import Foundation
+
+/// `bookmark catalog find CATALOG… PATTERN`.
+struct CatalogFind: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "find",
+        abstract: "Search one or more catalogs offline: where a file is, on which drive, seen when.",
+        discussion: """
+            PATTERN is a shell glob on the name (on the whole path when it has a '/'), or with \
+            --regex a regular expression searched in the path. Each hit prints its path, its drive \
+            (label or UUID) and when a scan last saw it, tab-separated; -0 prints only paths, \
+            NUL-terminated. --duplicates lists files of the same size (and the same SHA-256 where \
+            the scan hashed them) across all the catalogs; PATTERN is optional with it. Exits 0 \
+            with hits, 3 with none, 66 when a catalog cannot be opened.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "Catalog files, then PATTERN.")
+    var arguments: [String]
+
+    @Flag(name: .customLong("regex"), help: "PATTERN is a regular expression on the path.")
+    var regex = false
+
+    @Flag(name: [.customShort("i"), .customLong("ignore-case")], help: "Ignore case in PATTERN.")
+    var ignoreCase = false
+
+    @Option(name: .customLong("size"), help: "N bytes exactly, +N at least, -N at most; k, M, G suffixes (1024).")
+    var size: String?
+
+    @Option(name: .customLong("newer"), help: "Modified after this date (YYYY-MM-DD or ISO 8601).")
+    var newer: String?
+
+    @Option(name: .customLong("hash"), help: "SHA-256 starting with these hex digits.")
+    var hash: String?
+
+    @Option(name: .customLong("type"), help: "f (file), d (directory), l (symlink) or o (other).")
+    var type: String?
+
+    @Flag(name: .customLong("deleted"), help: "Include entries the last scan found gone (where they were).")
+    var deleted = false
+
+    @Flag(name: .customLong("duplicates"), help: "List same-size (and same-hash) files across the catalogs.")
+    var duplicates = false
+
+    @Flag(name: .customLong("jsonl"), help: "One JSON object per line.")
+    var jsonLines = false
+
+    @Flag(name: .customShort("0"), help: "Print only paths, each followed by a NUL byte.")
+    var nulTerminated = false
+
+    func run() throws {
+        var catalogPaths = arguments
+        var pattern: String?
+        if duplicates {
+            if let last = catalogPaths.last, catalogPaths.count > 1, !FileManager.default.fileExists(atPath: last) {
+                pattern = catalogPaths.removeLast()
+            }
+        } else {
+            guard catalogPaths.count >= 2, let last = catalogPaths.popLast() else {
+                throw ValidationError("give at least one CATALOG and a PATTERN")
+            }
+            pattern = last
+        }
+        var query = CatalogQuery(ignoringCase: ignoreCase, includingDeleted: deleted)
+        if let pattern { query.pattern = regex ? .regex(pattern) : .glob(pattern) }
+        if let type {
+            guard let kind = CatalogEntryKind(name: type) else { throw ValidationError("--type takes f, d, l or o") }
+            query.kind = kind
+        }
+        if let size { try SizeFilter.apply(size, to: &query) }
+        if let newer {
+            guard let date = DateArgument.parse(newer) else { throw ValidationError("--newer takes YYYY-MM-DD or an ISO 8601 time") }
+            query.modifiedAfter = date
+        }
+        if let hash {
+            guard let bytes = HexArgument.bytes(hash) else { throw ValidationError("--hash takes hex digits") }
+            query.sha256Prefix = bytes
+        }
+        let catalogs = try catalogPaths.map(CatalogLocation.open)
+        do {
+            if duplicates {
+                let groups = try BookmarkCatalog.Catalog.duplicates(in: catalogs, matching: query)
+                try printGroups(groups)
+                if groups.isEmpty { throw ExitStatus.notFound.exitCode }
+                return
+            }
+            var hits: [CatalogHit] = []
+            for catalog in catalogs { hits += try catalog.find(query) }
+            try printHits(hits)
+            if hits.isEmpty { throw ExitStatus.notFound.exitCode }
+        } catch let error as CatalogError {
+            Output.error(error.description)
+            throw (error.code == .badPattern ? ExitStatus.usage : ExitStatus.failure).exitCode
+        }
+    }
+
+    private func printHits(_ hits: [CatalogHit]) throws {
+        if global.json { return try Output.json(hits.map(HitJSON.init)) }
+        for hit in hits {
+            if jsonLines {
+                try Output.jsonLine(HitJSON(hit))
+            } else if nulTerminated {
+                Output.record(hit.entry.path, terminator: 0)
+            } else {
+                Output.record(hit.entry.path + Array("\t\(HitJSON.drive(hit.volume))\t\(HitJSON.time(hit.entry.lastSeen))".utf8))
+            }
+        }
+    }
+
+    private func printGroups(_ groups: [DuplicateGroup]) throws {
+        if global.json || jsonLines {
+            let objects = groups.map(GroupJSON.init)
+            if global.json { return try Output.json(objects) }
+            for object in objects { try Output.jsonLine(object) }
+            return
+        }
+        for (index, group) in groups.enumerated() {
+            if nulTerminated {
+                for member in group.members { Output.record(member.entry.path, terminator: 0) }
+                continue
+            }
+            if index > 0 { Output.line("") }
+            Output.line("\(group.size) bytes, \(group.evidence.rawValue)" + (group.sha256.map { " " + HexArgument.text($0) } ?? ""))
+            for member in group.members {
+                Output.record(
+                    Array("  ".utf8) + member.entry.path
+                        + Array("\t\(HitJSON.drive(member.volume))\t\(HitJSON.time(member.entry.lastSeen))".utf8))
+            }
+        }
+    }
+}
+
+/// The JSON of a hit.
+struct HitJSON: Encodable {
+    var path: String
+    var pathBase64: String?
+    var kind: String
+    var size: UInt64
+    var modified: String
+    var inode: UInt64
+    var sha256: String?
+    var lastSeen: String
+    var deleted: String?
+    var drive: String
+    var volumeUUID: String?
+    var volumeLabel: String?
+    var fsType: String
+    var catalog: String
+
+    init(_ hit: CatalogHit) {
+        path = JSONPath.text(hit.entry.path)
+        pathBase64 = JSONPath.base64(hit.entry.path)
+        kind = hit.entry.kind.description
+        size = hit.entry.size
+        modified = Self.time(hit.entry.modified)
+        inode = hit.entry.inode
+        sha256 = hit.entry.sha256.map(HexArgument.text)
+        lastSeen = Self.time(hit.entry.lastSeen)
+        deleted = hit.entry.deleted.map(Self.time)
+        drive = Self.drive(hit.volume)
+        volumeUUID = hit.volume.uuid
+        volumeLabel = hit.volume.label
+        fsType = hit.volume.fsType
+        catalog = hit.catalogPath
+    }
+
+    /// The drive as a person knows it: its label, else its UUID, else its source.
+    static func drive(_ volume: CatalogVolume) -> String {
+        if let label = volume.label, !label.isEmpty { return label }
+        return volume.uuid ?? volume.source
+    }
+
+    static func time(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+}
+
+/// The JSON of a duplicate group.
+struct GroupJSON: Encodable {
+    var size: UInt64
+    var evidence: String
+    var sha256: String?
+    var members: [HitJSON]
+
+    init(_ group: DuplicateGroup) {
+        size = group.size
+        evidence = group.evidence.rawValue
+        sha256 = group.sha256.map(HexArgument.text)
+        members = group.members.map(HitJSON.init)
+    }
+}
+
+/// `--size` as find(1) spells it.
+enum SizeFilter {
+    static func apply(_ text: String, to query: inout CatalogQuery) throws {
+        var body = Substring(text)
+        let sign = body.first == "+" || body.first == "-" ? body.removeFirst() : nil
+        var multiplier: UInt64 = 1
+        if let last = body.last, let scale = ["k": 1 << 10, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30][last] {
+            multiplier = UInt64(scale)
+            body.removeLast()
+        }
+        guard let number = UInt64(body), number <= UInt64.max / multiplier else {
+            throw ValidationError("--size takes N, +N or -N with an optional k, M or G")
+        }
+        let bytes = number * multiplier
+        switch sign {
+        case "+": query.minimumSize = bytes
+        case "-": query.maximumSize = bytes
+        default:
+            query.minimumSize = bytes
+            query.maximumSize = bytes
+        }
+    }
+}
+
+/// Dates on the command line.
+enum DateArgument {
+    static func parse(_ text: String) -> Date? {
+        if let date = ISO8601DateFormatter().date(from: text) { return date }
+        let day = DateFormatter()
+        day.locale = Locale(identifier: "en_US_POSIX")
+        day.timeZone = TimeZone(identifier: "UTC")
+        day.dateFormat = "yyyy-MM-dd"
+        return day.date(from: text)
+    }
+}
+
+/// Hex digits to bytes and back.
+enum HexArgument {
+    static func bytes(_ text: String) -> [UInt8]? {
+        let digits = Array(text.lowercased().utf8)
+        guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var index = 0
+        while index < digits.count {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    static func text(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+    private static func value(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+}

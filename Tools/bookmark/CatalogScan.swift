@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import BookmarkCatalog
+import Foundation
+import Glibc
+import SecureFiles
+
+/// `bookmark catalog scan ROOT… [-o CATALOG]`.
+struct CatalogScan: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "Record every entry under each ROOT in a catalog, or update a catalogued ROOT in place.",
+        discussion: """
+            Stays on each ROOT's file system unless --cross-mounts; follows no symbolic link. \
+            Unreadable entries are recorded as errors in the catalog, not fatal. A re-scan matches \
+            entries by identity (inode, generation, birth time), so renames and moves are recorded \
+            as such; `bookmark catalog diff CATALOG` shows them. An interrupted scan leaves the \
+            catalog as of its last batch; scanning the ROOT again finishes it. Progress goes to \
+            stderr when it is a terminal. Exits 0, or 66 when a ROOT cannot be opened.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "Directories to scan.")
+    var roots: [String]
+
+    @Option(name: [.customShort("o"), .customLong("output")], help: "The catalog file (created when missing).")
+    var output: String?
+
+    @Flag(name: .customLong("hash"), help: "Record SHA-256 of files whose size another file shares.")
+    var hash = false
+
+    @Flag(name: .customLong("cross-mounts"), help: "Descend into file systems mounted under a ROOT.")
+    var crossMounts = false
+
+    @Flag(name: .customLong("no-generations"), help: "Do not read inode generations (one call fewer per entry).")
+    var noGenerations = false
+
+    func validate() throws {
+        guard !roots.isEmpty else { throw ValidationError("give at least one ROOT") }
+    }
+
+    func run() throws {
+        let path = output ?? CatalogLocation.defaultPath
+        if output == nil {
+            try? FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        }
+        let catalog: BookmarkCatalog.Catalog
+        do {
+            catalog = try BookmarkCatalog.Catalog(path: path)
+        } catch {
+            Output.error("\(RawArguments.display(path)): \(error.description)")
+            throw ExitStatus.sourceUnreadable.exitCode
+        }
+        let options = ScanOptions(hashing: hash, crossingMounts: crossMounts, generations: !noGenerations)
+        let showsProgress = isatty(STDERR_FILENO) == 1 && !global.json
+        var summaries: [ScanSummaryJSON] = []
+        var failed = false
+        for root in roots {
+            let progress: (@Sendable (ScanProgress) -> Void)? = showsProgress ? CatalogScan.showProgress : nil
+            do {
+                let summary = try catalog.scan(rootBytes: RawArguments.bytes(of: root), options: options, progress: progress)
+                if showsProgress { Output.write(Array("\r\u{1B}[K".utf8), to: STDERR_FILENO) }
+                if global.json {
+                    summaries.append(ScanSummaryJSON(summary))
+                } else {
+                    var line = Array("scanned ".utf8) + summary.root
+                    line += Array(": \(summary.entries) entries, \(summary.errors) errors".utf8)
+                    if summary.isRescan {
+                        line += Array(
+                            "; \(summary.added) added, \(summary.modified) modified, \(summary.moved) moved, \(summary.deleted) deleted".utf8)
+                    }
+                    if summary.resumed { line += Array(" (finished an interrupted scan)".utf8) }
+                    if options.hashing { line += Array("; \(summary.hashed) hashed".utf8) }
+                    Output.record(line)
+                }
+            } catch {
+                if showsProgress { Output.write(Array("\r\u{1B}[K".utf8), to: STDERR_FILENO) }
+                Output.error("\(RawArguments.display(root)): \(error.description)")
+                failed = true
+            }
+        }
+        if global.json { try Output.json(summaries) }
+        if failed { throw ExitStatus.sourceUnreadable.exitCode }
+    }
+}
+
+extension CatalogScan {
+    /// One status line on stderr, rewritten in place.
+    @Sendable static func showProgress(_ progress: ScanProgress) {
+        let text = "\r\u{1B}[K\(progress.entries) entries, \(progress.directories) folders, \(progress.errors) errors"
+        Output.write(Array(text.utf8), to: STDERR_FILENO)
+    }
+}
+
+/// `scan --json`: one object per ROOT.
+struct ScanSummaryJSON: Encodable {
+    var scanID: Int64
+    var root: String
+    var rootBase64: String?
+    var resumed: Bool
+    var rescan: Bool
+    var entries: Int
+    var errors: Int
+    var added: Int
+    var modified: Int
+    var moved: Int
+    var deleted: Int
+    var hashed: Int
+
+    init(_ summary: ScanSummary) {
+        scanID = summary.scanID
+        root = JSONPath.text(summary.root)
+        rootBase64 = JSONPath.base64(summary.root)
+        resumed = summary.resumed
+        rescan = summary.isRescan
+        entries = summary.entries
+        errors = summary.errors
+        added = summary.added
+        modified = summary.modified
+        moved = summary.moved
+        deleted = summary.deleted
+        hashed = summary.hashed
+    }
+}
