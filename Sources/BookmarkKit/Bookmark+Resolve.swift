@@ -21,8 +21,16 @@ extension Bookmark {
         let recorded = try recordedCache.recorded(for: record)
         let directory = try Self.mountedVolumes(volumes, lastKnownPath: recorded.path)
         var resolver = Resolver(recorded: recorded, options: options, directory: directory)
-        let start = try resolver.begin()
-        return try resolver.guarded(start) { resolver, start throws(BookmarkError) in try resolver.run(from: start) }
+        do throws(BookmarkError) {
+            let start = try resolver.begin()
+            return try resolver.guarded(start) { resolver, start throws(BookmarkError) in try resolver.run(from: start) }
+        } catch {
+            // Where a catalog last saw it, for an object that cannot be reached now.
+            guard let hints = options.locationHints, error.code == .volumeNotMounted || error.code == .notFound else { throw error }
+            var annotated = error
+            annotated.lastSighting = hints.lastSighting(for: recorded.identityForHints)
+            throw annotated
+        }
     }
 
     /// `given`, or the process's shared table (`MountedVolumes.shared()`: revalidated by one
@@ -83,6 +91,9 @@ struct Resolver: Sendable {
         switch try runUntilSearch(from: start) {
         case .resolved(let resolution): return resolution
         case .needsSearch(let volume, let current, let replacement, let deleted):
+            if !deleted, let volume, let found = catalogCandidate(on: volume) {
+                return finish(found, volume: volume)
+            }
             if !deleted, options.search, let volume, let found = try search(on: volume, from: current) {
                 return finish(found, volume: volume)
             }
@@ -138,6 +149,19 @@ struct Resolver: Sendable {
             throw error(.notFound, "not at its path, and the volume has no persistent identity to search")
         }
         throw error(.notFound, options.search ? "not at its path, and not found by handle or search" : "not at its path (search disabled)")
+    }
+
+    /// The first of the location hints' paths (re-rooted at the volume's mount point now) that
+    /// holds the recorded object, verified by identity as the recorded path is.
+    func catalogCandidate(on volume: Volume) -> Found? {
+        guard let hints = options.locationHints else { return nil }
+        for inVolume in hints.pathsInVolume(for: recorded.identityForHints).prefix(16) {
+            let path = VolumePaths.path(inVolume: inVolume, on: volume)
+            if let (found, sameObject) = inspect(path), sameObject {
+                return Found(path: found.path, id: found.id, matchedBy: .catalog)
+            }
+        }
+        return nil
     }
 
     // MARK: - Volume

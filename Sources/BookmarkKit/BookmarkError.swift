@@ -48,6 +48,9 @@ public struct BookmarkError: Error, Sendable, CustomStringConvertible {
     public var formatError: BookmarkFormatError?
     /// For ``Code/volumeNotResponding``: where the volume that did not answer is mounted.
     public var mountPoint: [UInt8]?
+    /// For ``Code/volumeNotMounted`` and ``Code/notFound``, with
+    /// ``ResolutionOptions/locationHints``: where and when a volume catalog last saw the object.
+    public var lastSighting: LastSighting?
 
     init(
         _ code: Code, _ message: String, lastKnownPath: [UInt8]? = nil, volumeName: String? = nil,
@@ -123,6 +126,7 @@ public struct BookmarkError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         var text = "\(code.rawValue): \(message)"
         if let lastKnownPath { text += " (last known path \(PathBytes(lastKnownPath).escaped))" }
+        if let lastSighting { text += "; \(lastSighting)" }
         return text
     }
 }

@@ -71,13 +71,17 @@ public struct ResolutionOptions: Sendable {
     /// 2 s). A search on such a volume gets its budget's time on top. Volumes that cannot block
     /// are not timed.
     public var volumeResponseTimeout: Duration
+    /// Where the object was seen since the bookmark was made (a volume catalog): tried before the
+    /// search, and named in a `volumeNotMounted` error (``LocationHintProvider``). Default none.
+    public var locationHints: (any LocationHintProvider)?
 
     /// Creates options; the defaults are the safe, non-blocking ones.
     public init(
         search: Bool = true, budget: SearchBudget = .default, useHandles: Bool = true, allowMounting: Bool = false,
         crossVolumeHeuristic: Bool = false, relativeTo: FilePath? = nil, cancellation: CancellationFlag? = nil,
-        volumeResponseTimeout: Duration = .seconds(2)
+        volumeResponseTimeout: Duration = .seconds(2), locationHints: (any LocationHintProvider)? = nil
     ) {
+        self.locationHints = locationHints
         self.volumeResponseTimeout = volumeResponseTimeout
         self.search = search
         self.budget = budget

@@ -24,6 +24,9 @@ public enum MatchKind: String, Sendable, Hashable, Codable, CaseIterable {
     case relative
     /// Name, size and birth time matched on another volume (opt-in).
     case heuristic
+    /// A later location from ``ResolutionOptions/locationHints`` (a volume catalog), verified by
+    /// identity before any search.
+    case catalog
 }
 
 /// Something recorded in a bookmark that differs from what resolution found.

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import BookmarkCatalog
 import BookmarkFormat
 import BookmarkKit
+import Foundation
 import FileIdentity
 import SecureFiles
 import SystemPackage
@@ -45,6 +47,11 @@ extension BookmarkCommand {
         @Option(name: .customLong("within"), help: "With --verify: the result must lie beneath this directory (repeatable).")
         var within: [String] = []
 
+        @Option(
+            name: .customLong("catalog"),
+            help: "A volume catalog to consult (repeatable): its later place for a moved file is tried before a search, and a volume that is not mounted is answered with where and when the file was last catalogued.")
+        var catalogs: [String] = []
+
         @OptionGroup var batch: BatchOptions
 
         @Argument(help: "Bookmarks: files, or - for standard input (one SOURCE only).")
@@ -62,11 +69,12 @@ extension BookmarkCommand {
         }
 
         /// What the flags ask for.
-        private var settings: ResolveRun {
+        private func settings() throws -> ResolveRun {
             var options = ResolutionOptions(
                 search: !noSearch, crossVolumeHeuristic: crossVolume, volumeResponseTimeout: global.volumeTimeout)
             if let budgetMilliseconds { options.budget.time = .milliseconds(budgetMilliseconds) }
             options.relativeTo = relativeTo.map(RawArguments.filePath)
+            if !catalogs.isEmpty { options.locationHints = CatalogHints(try catalogs.map(CatalogLocation.open)) }
             return ResolveRun(
                 options: options, json: global.json, volumeTimeout: global.volumeTimeout, terminator: batch.terminator,
                 keepGoing: batch.keepGoing, strict: strict, refresh: refresh, keyFile: keyFile, within: within)
@@ -75,9 +83,9 @@ extension BookmarkCommand {
         func run() throws {
             let inputs = try batch.inputs(sources)
             if batch.isBatch(sources) {
-                try settings.runMany(inputs)
+                try settings().runMany(inputs)
             } else if let source = inputs.first {
-                try settings.runOne(source)
+                try settings().runOne(source)
             }
         }
     }
@@ -307,6 +315,7 @@ struct ResolveFailureJSON: Encodable {
     var volumeName: String?
     var volumeUUID: String?
     var attachedDevice: String?
+    var lastCatalogued: LastCataloguedJSON?
 
     init(_ error: any Error) {
         if let error = error as? BookmarkError {
@@ -317,6 +326,7 @@ struct ResolveFailureJSON: Encodable {
             volumeName = error.volumeName
             volumeUUID = error.volumeUUID
             attachedDevice = error.attachedDevice
+            lastCatalogued = error.lastSighting.map(LastCataloguedJSON.init)
         } else {
             self.error = "failure"
             message = String(describing: error)
@@ -327,5 +337,22 @@ struct ResolveFailureJSON: Encodable {
     init(status: ExitStatus) {
         error = status.name
         message = status.meaning
+    }
+}
+
+/// Where a catalog last saw the object (`lastCatalogued` in a failure's JSON).
+struct LastCataloguedJSON: Encodable {
+    var path: String
+    var pathBase64: String?
+    var seen: String
+    var volumeLabel: String?
+    var catalog: String
+
+    init(_ sighting: LastSighting) {
+        path = JSONPath.text(sighting.path)
+        pathBase64 = JSONPath.base64(sighting.path)
+        seen = ISO8601DateFormatter().string(from: sighting.seen)
+        volumeLabel = sighting.volumeLabel
+        catalog = sighting.source
     }
 }
