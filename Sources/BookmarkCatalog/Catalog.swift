@@ -25,6 +25,8 @@ public final class Catalog: Sendable {
     public static var schemaVersion: Int { CatalogSchema.version }
 
     /// Opens the catalog at `path`, creating it (and migrating an older one) when `create` is true.
+    /// With `create` false it is opened read-only: for finding, diffing and exporting, never for
+    /// scanning (a scan then fails with `database`).
     ///
     /// - Throws: ``CatalogError`` `cannotOpen` (not a catalog, unreadable, or missing without
     ///   `create`), `newerSchema` (written by a newer version).

@@ -36,8 +36,12 @@ struct CatalogScan: ParsableCommand {
     @Flag(name: .customLong("no-generations"), help: "Do not read inode generations (one call fewer per entry).")
     var noGenerations = false
 
+    @Option(name: .customLong("batch-size"), help: "Entries per transaction (default 5000): what a killed scan can lose.")
+    var batchSize: Int = 5_000
+
     func validate() throws {
         guard !roots.isEmpty else { throw ValidationError("give at least one ROOT") }
+        guard batchSize > 0 else { throw ValidationError("--batch-size must be at least 1") }
     }
 
     func run() throws {
@@ -53,7 +57,7 @@ struct CatalogScan: ParsableCommand {
             Output.error("\(RawArguments.display(path)): \(error.description)")
             throw ExitStatus.sourceUnreadable.exitCode
         }
-        let options = ScanOptions(hashing: hash, crossingMounts: crossMounts, generations: !noGenerations)
+        let options = ScanOptions(hashing: hash, crossingMounts: crossMounts, generations: !noGenerations, batchSize: batchSize)
         let showsProgress = isatty(STDERR_FILENO) == 1 && !global.json
         var summaries: [ScanSummaryJSON] = []
         var failed = false
