@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+import BookmarkCatalog
+import Foundation
+import Testing
+import VolumeFixtures
+
+/// Comparing two catalogs, and searching catalogs offline (library and CLI).
+@Suite("Catalog diff and find", .serialized, .requiresRealVolumes)
+struct CatalogQueryTests {
+    @Test("diff OLD NEW: moves by identity (a folder is one move), edits, additions and deletions, in text and JSON Lines", arguments: catalogFileSystems)
+    func twoCatalogs(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let fixture = CatalogFixture(root: volume.path("disk"))
+            for index in 0..<300 { try fixture.file("Music/Album/track-\(index).flac", "\(index)") }
+            try fixture.file("a.txt", "a")
+            try fixture.file("old/x", "x")
+            let before = volume.path("before.catalog")
+            let after = volume.path("after.catalog")
+            #expect(try CatalogCLI.run(["scan", fixture.root, "-o", before]).status == 0)
+            try fixture.move("Music/Album", "Album (2019)")
+            try fixture.file("a.txt", "changed")
+            try FileManager.default.removeItem(atPath: fixture.path("old"))
+            try fixture.file("new/y", "y")
+            #expect(try CatalogCLI.run(["scan", fixture.root, "-o", after]).status == 0)
+
+            let changes = try CatalogDiff.changes(from: Catalog(path: before, create: false), to: Catalog(path: after, create: false))
+            #expect(
+                Set(changes.map(\.description)) == [
+                    "moved \(fixture.path("Music/Album")) -> \(fixture.path("Album (2019)"))",
+                    "modified \(fixture.path("a.txt"))",
+                    "deleted \(fixture.path("old")) (and 1 inside)",
+                    "added \(fixture.path("new")) (and 1 inside)",
+                ], "\(changes.map(\.description))")
+
+            let text = try CatalogCLI.run(["diff", before, after])
+            #expect(text.status == 0)
+            #expect(text.stdout.contains("moved \(fixture.path("Music/Album")) -> \(fixture.path("Album (2019)"))\n"))
+            let lines = try CatalogCLI.run(["diff", before, after, "--jsonl"]).stdout.split(separator: "\n")
+            #expect(lines.count == 4)
+            let objects = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            #expect(objects.contains { $0?["kind"] as? String == "moved" && $0?["oldPath"] as? String == fixture.path("Music/Album") })
+            #expect(objects.contains { $0?["kind"] as? String == "deleted" && $0?["descendants"] as? Int == 1 })
+        }
+    }
+
+    @Test("find across two catalogs: glob, regex, size, type, deleted, hash and duplicates, with drive and last-seen", arguments: [FixtureFileSystem.ext4])
+    func find(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind, label: "Backup") { backup in
+            try LoopVolume.withVolume(.xfs, label: "Laptop") { laptop in
+                let first = CatalogFixture(root: backup.path("files"))
+                let second = CatalogFixture(root: laptop.path("home"))
+                try first.file("photos/IMG_0001.JPG", String(repeating: "p", count: 2_048))
+                try first.file("docs/thesis.pdf", "thesis v1")
+                try first.file("docs/gone.pdf", "soon gone")
+                try second.file("Desktop/thesis copy.pdf", "thesis v1")
+                try second.file("Desktop/same size.pdf", "thesis v2")
+                let one = backup.path("backup.catalog")
+                let two = laptop.path("laptop.catalog")
+                #expect(try CatalogCLI.run(["scan", first.root, "-o", one, "--hash"]).status == 0)
+                try FileManager.default.removeItem(atPath: first.path("docs/gone.pdf"))
+                #expect(try CatalogCLI.run(["scan", first.root, "-o", one, "--hash"]).status == 0)
+                #expect(try CatalogCLI.run(["scan", second.root, "-o", two, "--hash"]).status == 0)
+
+                let pdfs = try CatalogCLI.run(["find", one, two, "*.pdf"])
+                #expect(pdfs.status == 0)
+                let lines = pdfs.stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+                #expect(lines.map { $0[0] }.sorted() == [first.path("docs/thesis.pdf"), second.path("Desktop/same size.pdf"), second.path("Desktop/thesis copy.pdf")].sorted())
+                #expect(lines.first { $0[0] == first.path("docs/thesis.pdf") }?[1] == "Backup", "the drive")
+                #expect(lines.allSatisfy { $0.count == 3 && $0[2].hasPrefix("20") }, "last seen")
+
+                #expect(try CatalogCLI.run(["find", one, two, "-i", "img_*.jpg"]).stdout.hasPrefix(first.path("photos/IMG_0001.JPG")))
+                #expect(try CatalogCLI.run(["find", one, two, "--regex", "Desktop/.*copy"]).stdout.hasPrefix(second.path("Desktop/thesis copy.pdf")))
+                #expect(try CatalogCLI.run(["find", one, "*", "--size", "+2k", "--type", "f"]).stdout.split(separator: "\n").count == 1)
+                #expect(try CatalogCLI.run(["find", one, "*", "--type", "d"]).stdout.split(separator: "\n").count == 3)
+                #expect(try CatalogCLI.run(["find", one, "gone.pdf"]).status == 3, "deleted: not found by default")
+                #expect(try CatalogCLI.run(["find", one, "gone.pdf", "--deleted"]).status == 0)
+                #expect(try CatalogCLI.run(["find", one, "--regex", "("]).status == 64)
+
+                let duplicates = try CatalogCLI.run(["find", one, two, "--duplicates", "--json"])
+                let groups = try JSONSerialization.jsonObject(with: Data(duplicates.stdout.utf8)) as? [[String: Any]]
+                let same = try #require(groups?.first { $0["evidence"] as? String == "same-hash" })
+                let members = (same["members"] as? [[String: Any]])?.compactMap { $0["path"] as? String }.sorted()
+                #expect(members == [first.path("docs/thesis.pdf"), second.path("Desktop/thesis copy.pdf")].sorted())
+                let hash = try #require(same["sha256"] as? String)
+                let byHash = try CatalogCLI.run(["find", one, two, "*", "--hash", String(hash.prefix(8))])
+                #expect(byHash.stdout.split(separator: "\n").count == 2)
+                #expect(!(groups ?? []).contains { ($0["members"] as? [[String: Any]])?.contains { $0["path"] as? String == second.path("Desktop/same size.pdf") } == true }, "same size, other hash: not a duplicate")
+
+                let missing = try CatalogCLI.run(["find", backup.path("nope.catalog"), "*"])
+                #expect(missing.status == 66)
+            }
+        }
+    }
+}
