@@ -390,10 +390,15 @@ struct CatalogScanner {
                 return id
             }
         }
-        let inserted: [(any DatabaseValueConvertible)?] = [
-            volumeID, rootID, parent, name.blob, kind.rawValue, status.size.storedBits, Int64(status.mode), Int64(status.uid),
-            Int64(status.gid), modified, status.changeTime.nanosecondsSince1970, born, status.inode.storedBits,
-            generation.map { Int64($0) }, linkTarget?.blob, scanID, scanID,
+        // DatabaseValue (an enum) rather than existentials: building the arguments was a seventh of
+        // a first scan's time in a profile.
+        let inserted: [DatabaseValue] = [
+            volumeID.databaseValue, rootID.databaseValue, parent.databaseValue, name.blob.databaseValue,
+            kind.rawValue.databaseValue, status.size.storedBits.databaseValue, Int64(status.mode).databaseValue,
+            Int64(status.uid).databaseValue, Int64(status.gid).databaseValue, modified.databaseValue,
+            status.changeTime.nanosecondsSince1970.databaseValue, born.databaseValue, status.inode.storedBits.databaseValue,
+            generation.map { Int64($0) }.databaseValue, linkTarget.map(\.blob).databaseValue, scanID.databaseValue,
+            scanID.databaseValue,
         ]
         try db.cachedStatement(
             sql: """

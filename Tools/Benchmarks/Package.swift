@@ -20,6 +20,7 @@ let package = Package(
                 .product(name: "BookmarkKit", package: "swift-bookmarks"),
                 .product(name: "BookmarkFoundation", package: "swift-bookmarks"),
                 .product(name: "Documents", package: "swift-bookmarks"),
+                .product(name: "BookmarkCatalog", package: "swift-bookmarks"),
                 .product(name: "BookmarkFormat", package: "swift-bookmarks"),
                 .product(name: "FileIdentity", package: "swift-bookmarks"),
                 .product(name: "SecureFiles", package: "swift-bookmarks"),

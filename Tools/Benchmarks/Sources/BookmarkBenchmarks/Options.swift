@@ -17,7 +17,7 @@ struct Options {
     var oneByOne = false
     /// Only these metric groups (`--only`); `nil`: all.
     var only: Set<String>?
-    static let metricGroups = ["unmoved", "default", "create", "moved", "deleted", "batch", "handles", "codec", "open", "package"]
+    static let metricGroups = ["unmoved", "default", "create", "moved", "deleted", "batch", "handles", "codec", "open", "package", "catalog"]
     /// Skip the all-metrics run (sweep only).
     var sweepOnly = false
     /// Where to write the results as JSON.
@@ -39,7 +39,7 @@ struct Options {
           --sweep LIST    also time the moved- and deleted-file cases on trees of these sizes
           --sweep-only    run only the sweep
           --only LIST     only these metrics: unmoved, default, create, moved, deleted, batch, handles,
-                          codec, open, package (comma-separated; for quick re-measurement of one fix)
+                          codec, open, package, catalog (comma-separated; for quick re-measurement of one fix)
           --one-by-one    also time the batch with one resolve(_:volumes:) per bookmark
           --json FILE     write every result as JSON (for Tools/Benchmarks/plot.py)
           --profile NAME  build the tree, then repeat one operation K times (default 1000) in

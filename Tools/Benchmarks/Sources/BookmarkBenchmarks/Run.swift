@@ -39,6 +39,7 @@ func allMetrics(_ workload: Workload, measure: Measure, batch: Int, oneByOne: Bo
     if wanted("codec") { add(try bench.codec()) }
     if wanted("open") { add([try bench.openBeneathRoot()]) }
     if wanted("package") { add(try bench.packageSave(children: min(10_000, max(100, workload.entries / 2)))) }
+    if wanted("catalog") { add(try bench.catalogScan()) }
     return rows
 }
 
