@@ -95,6 +95,8 @@ let package = Package(
                 "FileIdentity",
                 "SecureFiles",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The C API, for the scan's per-entry statements (SQLiteBinding.swift).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
