@@ -252,83 +252,52 @@ struct CatalogScanner {
 
     // MARK: The walk
 
-    /// A directory waiting to be listed.
-    private struct Pending {
-        let parent: OwnedDescriptor?
-        let name: [UInt8]
-        let entryID: Int64
-        let relativePath: [UInt8]
-        let absolutePath: [UInt8]
-    }
-
+    /// Records what the walker (on a thread of its own) sees, as it sees it: the system calls and
+    /// the SQLite writes run on two cores at once.
     private mutating func walk(_ db: Database) throws {
-        let rootEntry = try record(
-            db, name: PathBytes(located.path).lastComponent ?? [0x2F], parent: nil, status: located.status,
-            generation: located.generation, linkTarget: nil, isRoot: true)
-        try db.execute(sql: "UPDATE root SET entry_id = ? WHERE id = ?", arguments: [rootEntry, rootID])
-        var stack = [Pending(parent: nil, name: [], entryID: rootEntry, relativePath: [], absolutePath: located.path)]
-        let rootDevice = located.status.device
-        while let item = stack.popLast() {
-            let directory: OwnedDescriptor
-            if let parent = item.parent {
-                do {
-                    directory = try parent.openChildDirectory(item.name, sameMount: !options.crossingMounts)
-                } catch {
-                    try recordError(db, path: item.absolutePath, error)
-                    unlisted.append(item.entryID)
-                    continue
-                }
-            } else {
-                directory = located.descriptor
-            }
-            var entries: [DirectoryEntry] = []
-            do {
-                try directory.forEachDirectoryEntry { entry in
-                    entries.append(entry)
-                    return true
-                }
-            } catch {
-                try recordError(db, path: item.absolutePath, error)
-                unlisted.append(item.entryID)
-                continue
-            }
-            directories += 1
-            var children: [Pending] = []
-            for entry in entries {
-                let absolute = item.absolutePath == [0x2F] ? [0x2F] + entry.name : item.absolutePath + [0x2F] + entry.name
-                let status: FileStatus
-                do {
-                    status = try directory.statusOfChild(entry.name)
-                } catch {
-                    // Gone since the listing (a scan racing with deletions), or unreadable.
-                    if error.errno != .noSuchFileOrDirectory { try recordError(db, path: absolute, error) }
-                    continue
-                }
-                let generation =
-                    options.generations
-                    ? (try? directory.fileHandle(ofChild: entry.name)).flatMap { FileID.generation(in: $0, inode: status.inode) }
-                    : nil
-                let target = status.kind == .symlink ? try? directory.symlinkTarget(ofChild: entry.name) : nil
-                let id = try record(
-                    db, name: entry.name, parent: item.entryID, status: status, generation: generation, linkTarget: target, isRoot: false)
-                let relative = item.relativePath.isEmpty ? entry.name : item.relativePath + [0x2F] + entry.name
-                if options.hashing, status.kind == .regular { filePaths[id] = relative }
-                if status.kind == .directory {
-                    if status.device == rootDevice || options.crossingMounts {
-                        children.append(Pending(parent: directory, name: entry.name, entryID: id, relativePath: relative, absolutePath: absolute))
-                    } else {
-                        // A mount point: what is under it belongs to another volume.
-                        unlisted.append(id)
+        let channel = WalkChannel(capacity: 8)
+        let walker = CatalogWalker(
+            root: located.descriptor, rootPath: located.path, rootStatus: located.status, rootGeneration: located.generation,
+            options: options)
+        let finished = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            walker.run(into: channel)
+            finished.signal()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+        // Whatever happens here, the walker stops and is waited for before its descriptors go.
+        defer {
+            channel.abandon()
+            finished.wait()
+        }
+        var ids: [Int32: Int64] = [:]
+        while let batch = channel.take() {
+            for item in batch {
+                switch item {
+                case .entry(let key, let parentKey, let name, let status, let generation, let linkTarget, let relative, let descend):
+                    let isRoot = parentKey < 0
+                    let parent = isRoot ? nil : ids[parentKey]
+                    if !isRoot && parent == nil { continue }
+                    let id = try record(
+                        db, name: name, parent: parent, status: status, generation: generation, linkTarget: linkTarget, isRoot: isRoot)
+                    if isRoot { try db.execute(sql: "UPDATE root SET entry_id = ? WHERE id = ?", arguments: [id, rootID]) }
+                    if status.kind == .directory {
+                        if descend { ids[key] = id } else { unlisted.append(id) }
                     }
+                    if options.hashing, status.kind == .regular { filePaths[id] = relative }
+                    try commitIfBatchFull(db)
+                case .failure(let path, let error, let unlistedKey):
+                    try recordError(db, path: path, error)
+                    if let unlistedKey, let id = ids[unlistedKey] { unlisted.append(id) }
+                case .listed(let path):
+                    directories += 1
+                    reportProgress(directory: path)
                 }
-                try commitIfBatchFull(db)
             }
-            reportProgress(directory: item.absolutePath)
-            stack.append(contentsOf: children.reversed())
         }
     }
 
-    /// Inserts or updates the entry for an object seen at `name` in `parent`, matched by identity.
     /// A catalogued object the scan may match, as the identity look-up reads it.
     private struct Candidate {
         var id: Int64

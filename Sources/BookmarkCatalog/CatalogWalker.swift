@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+import FileIdentity
+import Foundation
+import SecureFiles
+
+/// What the scan's walker saw, in the order the writer must record it (each directory before
+/// what is in it).
+enum WalkItem: Sendable {
+    /// An entry. `key` numbers entries in walk order; `parentKey` is its directory's key (`-1` for
+    /// the root). `descend` is false for a directory on another mount, whose contents are not read.
+    case entry(key: Int32, parentKey: Int32, name: [UInt8], status: FileStatus, generation: UInt32?, linkTarget: [UInt8]?, relative: [UInt8], descend: Bool)
+    /// An entry or a directory that could not be read; `unlistedKey` is the directory whose
+    /// contents stay as catalogued.
+    case failure(path: [UInt8], error: FileSystemError, unlistedKey: Int32?)
+    /// A directory was listed (for progress).
+    case listed(path: [UInt8])
+}
+
+/// Batches from the walker thread to the writer, at most `capacity` waiting: the walk (system
+/// calls) and the writing (SQLite) run on two cores at once, and memory stays bounded.
+final class WalkChannel: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var batches: [[WalkItem]] = []
+    private var closed = false
+    private var abandoned = false
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Hands a batch over; `false` when the writer gave up (the walker then stops).
+    func put(_ batch: [WalkItem]) -> Bool {
+        condition.withLock {
+            while batches.count >= capacity && !abandoned { condition.wait() }
+            guard !abandoned else { return false }
+            batches.append(batch)
+            condition.broadcast()
+            return true
+        }
+    }
+
+    /// The next batch, or `nil` once the walker is done and everything was taken.
+    func take() -> [WalkItem]? {
+        condition.withLock {
+            while batches.isEmpty && !closed { condition.wait() }
+            guard !batches.isEmpty else { return nil }
+            condition.broadcast()
+            return batches.removeFirst()
+        }
+    }
+
+    /// The walker is done.
+    func close() {
+        condition.withLock {
+            closed = true
+            condition.broadcast()
+        }
+    }
+
+    /// The writer gave up: the walker's next `put` fails.
+    func abandon() {
+        condition.withLock {
+            abandoned = true
+            batches = []
+            condition.broadcast()
+        }
+    }
+}
+
+/// The walk itself: directories through their descriptors, no symbolic link followed, one file
+/// system unless asked; on a thread of its own.
+struct CatalogWalker: Sendable {
+    let root: OwnedDescriptor
+    let rootPath: [UInt8]
+    let rootStatus: FileStatus
+    let rootGeneration: UInt32?
+    let options: ScanOptions
+
+    private struct Pending {
+        let parent: OwnedDescriptor?
+        let name: [UInt8]
+        let key: Int32
+        let relative: [UInt8]
+        let absolute: [UInt8]
+    }
+
+    func run(into channel: WalkChannel) {
+        defer { channel.close() }
+        var batch: [WalkItem] = []
+        batch.reserveCapacity(512)
+        func emit(_ item: WalkItem) -> Bool {
+            batch.append(item)
+            guard batch.count >= 512 else { return true }
+            defer { batch = [] }
+            return channel.put(batch)
+        }
+        var nextKey: Int32 = 0
+        _ = emit(
+            .entry(
+                key: 0, parentKey: -1, name: PathBytes(rootPath).lastComponent ?? [0x2F], status: rootStatus, generation: rootGeneration,
+                linkTarget: nil, relative: [], descend: true))
+        var stack = [Pending(parent: nil, name: [], key: 0, relative: [], absolute: rootPath)]
+        while let item = stack.popLast() {
+            let directory: OwnedDescriptor
+            if let parent = item.parent {
+                do {
+                    directory = try parent.openChildDirectory(item.name, sameMount: !options.crossingMounts)
+                } catch {
+                    guard emit(.failure(path: item.absolute, error: error, unlistedKey: item.key)) else { return }
+                    continue
+                }
+            } else {
+                directory = root
+            }
+            var entries: [DirectoryEntry] = []
+            do {
+                try directory.forEachDirectoryEntry { entry in
+                    entries.append(entry)
+                    return true
+                }
+            } catch {
+                guard emit(.failure(path: item.absolute, error: error, unlistedKey: item.key)) else { return }
+                continue
+            }
+            var children: [Pending] = []
+            for entry in entries {
+                let absolute = item.absolute == [0x2F] ? [0x2F] + entry.name : item.absolute + [0x2F] + entry.name
+                let status: FileStatus
+                do {
+                    status = try directory.statusOfChild(entry.name)
+                } catch {
+                    // Gone since the listing (a scan racing with deletions), or unreadable.
+                    if error.errno != .noSuchFileOrDirectory {
+                        guard emit(.failure(path: absolute, error: error, unlistedKey: nil)) else { return }
+                    }
+                    continue
+                }
+                nextKey += 1
+                let generation =
+                    options.generations
+                    ? (try? directory.fileHandle(ofChild: entry.name)).flatMap { FileID.generation(in: $0, inode: status.inode) }
+                    : nil
+                let target = status.kind == .symlink ? try? directory.symlinkTarget(ofChild: entry.name) : nil
+                let relative = item.relative.isEmpty ? entry.name : item.relative + [0x2F] + entry.name
+                let descend = status.kind == .directory && (status.device == rootStatus.device || options.crossingMounts)
+                guard
+                    emit(
+                        .entry(
+                            key: nextKey, parentKey: item.key, name: entry.name, status: status, generation: generation,
+                            linkTarget: target, relative: options.hashing ? relative : [], descend: descend))
+                else { return }
+                if descend {
+                    children.append(Pending(parent: directory, name: entry.name, key: nextKey, relative: relative, absolute: absolute))
+                }
+            }
+            guard emit(.listed(path: item.absolute)) else { return }
+            stack.append(contentsOf: children.reversed())
+        }
+        if !batch.isEmpty { _ = channel.put(batch) }
+    }
+}
