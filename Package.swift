@@ -210,7 +210,9 @@ let package = Package(
                 "BookmarkCatalog", "BookmarkKit", "FileIdentity", "SecureFiles", "VolumeFixtures", "bookmark",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            ],
+            // The headless-Chromium driver the export tests run (Python, standard library only).
+            exclude: ["Browser"]
         ),
         .testTarget(
             name: "BookmarkFoundationTests",

@@ -96,7 +96,7 @@ struct CatalogRobustnessTests {
                     counter += 1
                     let directory = fixture.path("d\(counter % 20)")
                     let name = directory + "/churn-\(counter)"
-                    FileManager.default.createFile(atPath: name, contents: Data("c".utf8))
+                    _ = FileManager.default.createFile(atPath: name, contents: Data("c".utf8))
                     if counter % 3 == 0 { _ = rename(name, directory + "/renamed-\(counter)") }
                     if counter % 5 == 0 { unlink(directory + "/renamed-\(counter - 2)") }
                     if counter % 50 == 0 {

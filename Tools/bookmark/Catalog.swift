@@ -15,7 +15,7 @@ extension BookmarkCommand {
                 A catalog is one SQLite file. Without -o or CATALOG, the default is \
                 $XDG_DATA_HOME/swift-bookmarks/volumes.catalog (~/.local/share/… without XDG_DATA_HOME).
                 """,
-            subcommands: [CatalogScan.self, CatalogDiffCommand.self, CatalogFind.self])
+            subcommands: [CatalogScan.self, CatalogDiffCommand.self, CatalogFind.self, CatalogExport.self])
     }
 }
 

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import BookmarkCatalog
+import Foundation
+import Glibc
+import SecureFiles
+import SystemPackage
+
+extension BookmarkCommand {
+    /// `bookmark catalog export CATALOG (--html|--csv|--tsv|--json|--markdown) [FILE]`.
+    struct CatalogExport: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "export",
+            abstract: "Export a catalog as one HTML page to browse, or as CSV, TSV, JSON or Markdown.",
+            discussion: """
+                Choose one format (--json, the global flag, is the JSON format here, written to FILE \
+                or stdout). FILE is written atomically (a temporary file beside it, then a \
+                rename), keeping the permissions of a file it replaces (new files: 0666 less the \
+                umask); without FILE, or with '-', the export goes to stdout. The HTML page is \
+                self-contained: open it from disk in any browser, offline. Its file list always \
+                shows name, size and date; --columns chooses the columns of the other formats \
+                (default: path,kind,size,modified,volume; all: \(CatalogColumn.allCases.map(\.rawValue).joined(separator: ","))). \
+                GLOB is a shell glob on the name, or on the whole path when it has a '/'; a matching \
+                folder brings or leaves out everything in it, and --exclude wins over --include. \
+                Exits 0, 66 when CATALOG cannot be opened as a catalog.
+                """)
+
+        // `--json` is the global flag: here it chooses the JSON format.
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(name: .customLong("html"), help: "One self-contained HTML page: folder tree, sortable file list, search.")
+        var html = false
+
+        @Flag(name: .customLong("csv"), help: "Comma-separated values (RFC 4180).")
+        var csv = false
+
+        @Flag(name: .customLong("tsv"), help: "Tab-separated values (tab, newline, CR and backslash escaped).")
+        var tsv = false
+
+        @Flag(name: .customLong("markdown"), help: "A Markdown table for each root.")
+        var markdown = false
+
+        @Argument(help: "The catalog file.")
+        var catalog: String
+
+        @Argument(help: "Where to write the export; '-' or nothing for stdout.")
+        var file: String?
+
+        @Option(name: .customLong("columns"), help: ArgumentHelp("Columns, comma-separated, in order.", valueName: "a,b,c"))
+        var columns: String?
+
+        @Option(name: .customLong("include"), help: ArgumentHelp("Export only what matches (repeatable).", valueName: "GLOB"))
+        var include: [String] = []
+
+        @Option(name: .customLong("exclude"), help: ArgumentHelp("Leave out what matches, and everything in it (repeatable).", valueName: "GLOB"))
+        var exclude: [String] = []
+
+        @Flag(name: [.customShort("i"), .customLong("ignore-case")], help: "Match --include and --exclude ignoring case.")
+        var ignoreCase = false
+
+        @Option(name: .customLong("title"), help: "The HTML page's (and Markdown's) title.")
+        var title: String = "Catalog"
+
+        @Flag(name: .customLong("deleted"), help: "Include entries the last scan found gone (where they were).")
+        var deleted = false
+
+        func validate() throws {
+            let chosen = [html, csv, tsv, global.json, markdown].filter { $0 }.count
+            guard chosen == 1 else {
+                throw ValidationError(
+                    chosen == 0 ? "choose a format: --html, --csv, --tsv, --json or --markdown" : "choose only one format")
+            }
+            _ = try parsedColumns()
+        }
+
+        var format: CatalogExportFormat {
+            if html { return .html }
+            if csv { return .csv }
+            if tsv { return .tsv }
+            if markdown { return .markdown }
+            return .json
+        }
+
+        func parsedColumns() throws -> [CatalogColumn] {
+            guard let columns else { return [] }
+            return try columns.split(separator: ",", omittingEmptySubsequences: true).map { name in
+                let trimmed = name.trimmingCharacters(in: .whitespaces)
+                guard let column = CatalogColumn(name: trimmed) else {
+                    throw ValidationError(
+                        "unknown column '\(trimmed)'; columns are \(CatalogColumn.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                return column
+            }
+        }
+
+        func run() throws {
+            let opened: BookmarkCatalog.Catalog
+            do {
+                opened = try BookmarkCatalog.Catalog(path: catalog, create: false)
+            } catch {
+                // The description names the catalog's path.
+                Output.error(error.description)
+                throw ExitStatus.sourceUnreadable.exitCode
+            }
+            let snapshots: [CatalogRootSnapshot]
+            do {
+                snapshots = try opened.snapshots(includingDeleted: deleted)
+            } catch {
+                Output.error(error.description)
+                throw ExitStatus.failure.exitCode
+            }
+            let options = CatalogExportOptions(
+                columns: try parsedColumns(),
+                include: include.map { CatalogGlob(bytes: RawArguments.bytes(of: $0)) },
+                exclude: exclude.map { CatalogGlob(bytes: RawArguments.bytes(of: $0)) },
+                ignoresCase: ignoreCase, title: String(decoding: RawArguments.bytes(of: title), as: UTF8.self))
+            let bytes = CatalogExporter.export(snapshots, format: format, options: options)
+            guard let file, file != "-" else {
+                Output.write(bytes, to: STDOUT_FILENO)
+                return
+            }
+            do {
+                try Directory.current.replace(
+                    RawArguments.filePath(file), contents: bytes,
+                    options: ReplaceOptions(permissions: .keepExisting(otherwise: FilePermissions(rawValue: 0o666 & ~Self.umask))))
+            } catch {
+                throw Output.fail(error, path: RawArguments.display(file)).exitCode
+            }
+        }
+
+        /// The process's umask, read from /proc (setting it to read it back would race with other
+        /// threads); 022 where /proc is missing.
+        static var umask: UInt32 {
+            guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+                let value = UInt32(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8)
+            else { return 0o022 }
+            return value
+        }
+    }
+}
