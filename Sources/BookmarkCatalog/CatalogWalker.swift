@@ -140,7 +140,7 @@ struct CatalogWalker: Sendable {
                 nextKey += 1
                 let generation =
                     options.generations
-                    ? (try? directory.fileHandle(ofChild: entry.name)).flatMap { FileID.generation(in: $0, inode: status.inode) }
+                    ? FileID.generation(ofChild: entry.name, in: directory, inode: status.inode)
                     : nil
                 let target = status.kind == .symlink ? try? directory.symlinkTarget(ofChild: entry.name) : nil
                 let descend = status.kind == .directory && (status.device == rootStatus.device || options.crossingMounts)

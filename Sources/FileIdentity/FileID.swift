@@ -282,6 +282,12 @@ extension FileID {
     package static func generation(in handle: FileHandleData, inode: UInt64) -> UInt32? {
         decodeGeneration(from: handle, inode: inode)
     }
+
+    /// The inode generation of the entry `name` of `directory`, from its file handle, decoded where
+    /// the kernel wrote it (no allocation): one `name_to_handle_at`.
+    package static func generation(ofChild name: [UInt8], in directory: OwnedDescriptor, inode: UInt64) -> UInt32? {
+        directory.withFileHandle(ofChild: name) { type, bytes in decodeGeneration(type: type, bytes: bytes, inode: inode) } ?? nil
+    }
 }
 
 /// Decodes the generation from a file handle, trying the layouts the common file systems use and
@@ -289,10 +295,16 @@ extension FileID {
 /// ext4/XFS `[ino32][gen32]`, XFS 64-bit `[ino64][gen32]`, tmpfs `[gen32][ino64]`,
 /// btrfs `[objectid64][root64][gen32]`.
 func decodeGeneration(from handle: FileHandleData, inode: UInt64) -> UInt32? {
-    let bytes = handle.bytes
+    decodeGeneration(type: handle.type, bytes: handle.bytes, inode: inode)
+}
+
+/// ``decodeGeneration(from:inode:)`` over any bytes (an array, or a handle still in its buffer).
+func decodeGeneration<Bytes: RandomAccessCollection>(type: Int32, bytes: Bytes, inode: UInt64) -> UInt32?
+where Bytes.Element == UInt8, Bytes.Index == Int {
+    let start = bytes.startIndex
     func u32(_ offset: Int) -> UInt32? {
         guard offset >= 0, offset + 4 <= bytes.count else { return nil }
-        return (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[offset + $1]) << (8 * UInt32($1)) }
+        return (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[start + offset + $1]) << (8 * UInt32($1)) }
     }
     func u64(_ offset: Int) -> UInt64? {
         guard let low = u32(offset), let high = u32(offset + 4) else { return nil }
@@ -304,7 +316,7 @@ func decodeGeneration(from handle: FileHandleData, inode: UInt64) -> UInt32? {
     case 12:
         if let ino = u64(0), ino == inode { return u32(8) }
         if let ino = u64(4), ino == inode { return u32(0) }
-    case 20 where handle.type == 0x4d:
+    case 20 where type == 0x4d:
         if let ino = u64(0), ino == inode { return u32(16) }
     default:
         break

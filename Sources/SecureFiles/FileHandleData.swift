@@ -145,6 +145,22 @@ extension OwnedDescriptor {
         }
     }
 
+    /// Calls `body` with the type and bytes of the handle of the entry `name` of this directory (a
+    /// symbolic link not followed), in a buffer on the stack: for callers that decode a field of
+    /// the handle for every entry of a tree (a catalog scan's generations) and keep nothing else.
+    /// `nil` when the kernel gives no handle.
+    ///
+    /// The corresponding C function is `name_to_handle_at`.
+    package func withFileHandle<T>(ofChild name: [UInt8], _ body: (Int32, UnsafeRawBufferPointer) -> T) -> T? {
+        guard PathComponents.isPlainName(name), let fd = rawValue else { return nil }
+        var raw = cls_file_handle()
+        var mountID: CInt = 0
+        let result = withCName(name) { Sys.nameToHandle(fd, $0, &raw, &mountID, 0) }
+        guard case .success = result else { return nil }
+        let count = Int(min(raw.handle_bytes, UInt32(CLS_HANDLE_MAX)))
+        return withUnsafeBytes(of: raw.f_handle) { body(raw.handle_type, UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+    }
+
     /// The current path of the open object, read from `/proc/self/fd/N`; it follows renames.
     /// Deleted objects end in `" (deleted)"`, which this reports as `nil`.
     ///

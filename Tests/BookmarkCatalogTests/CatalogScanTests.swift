@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import BookmarkCatalog
+import FileIdentity
 import Foundation
 import GRDB
+import SystemPackage
 import Testing
 import VolumeFixtures
 
@@ -35,6 +37,9 @@ struct CatalogScanTests {
             #expect(lstat(fixture.path("notes/a.txt"), &status) == 0)
             #expect(a.inode == UInt64(status.st_ino) && a.size == 5 && a.kind == .file)
             #expect(a.bornNanoseconds != nil, "\(kind) records birth times")
+            // The generation from the file handle, as FileIdentity reads it for the same file.
+            let identified = try FileID.identify(FilePath(fixture.path("notes/a.txt")))
+            #expect(a.generation != nil && a.generation == identified.generation, "\(String(describing: a.generation)) vs \(String(describing: identified.generation))")
             #expect(byPath[fixture.path("link")]?.linkTarget == Array("../outside".utf8))
             #expect(byPath[fixture.path("link")]?.kind == .symlink)
             #expect(byPath[fixture.path("empty")]?.kind == .directory)
