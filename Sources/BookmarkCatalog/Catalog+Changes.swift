@@ -36,12 +36,6 @@ struct PathResolver {
         return path
     }
 
-    /// The path `id` had if its parent were `parent` and its name `name` (a moved entry's old place).
-    mutating func path(under parent: Int64?, name: [UInt8], _ db: Database) throws -> [UInt8]? {
-        guard let parent, let base = try path(of: parent, db) else { return nil }
-        return base == [0x2F] ? [0x2F] + name : base + [0x2F] + name
-    }
-
     private mutating func link(of id: Int64, _ db: Database) throws -> (parent: Int64?, name: [UInt8])? {
         if let link = parents[id] { return link }
         guard let row = try Row.fetchOne(db, sql: "SELECT parent_id, name FROM entry WHERE id = ?", arguments: [id]) else { return nil }

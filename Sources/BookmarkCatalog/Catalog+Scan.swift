@@ -198,7 +198,7 @@ struct CatalogScanner {
     /// Records the volume and the root, and starts (or resumes) the scan.
     private mutating func begin() throws(CatalogError) {
         let volume = located.volume
-        let key = volume.isPersistent && volume.uuid != nil ? volume.uuid ?? "" : "\(volume.fsType):\(volume.source):\(volume.mountPoint.escapedForDisplay)"
+        let key = volume.isPersistent && volume.uuid != nil ? volume.uuid ?? "" : "\(volume.fsType):\(volume.source):\(PathBytes(volume.mountPoint).escaped)"
         let located = self.located
         let crossing = options.crossingMounts
         let hashing = options.hashing

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import SecureFiles
 
 /// One difference between two states of a catalogued tree.
 public struct CatalogChange: Sendable, Hashable, Codable, CustomStringConvertible {
@@ -48,11 +49,11 @@ public struct CatalogChange: Sendable, Hashable, Codable, CustomStringConvertibl
     /// `moved a -> b`, `added a (and 12 inside)`, for a person (bytes escaped).
     public var description: String {
         switch kind {
-        case .moved: return "moved \(oldPath?.escapedForDisplay ?? "?") -> \(path.escapedForDisplay)"
+        case .moved: return "moved \(oldPath.map { PathBytes($0).escaped } ?? "?") -> \(PathBytes(path).escaped)"
         case .added, .deleted:
             let inside = descendants > 0 ? " (and \(descendants) inside)" : ""
-            return "\(kind.rawValue) \(path.escapedForDisplay)\(inside)"
-        case .modified: return "modified \(path.escapedForDisplay)"
+            return "\(kind.rawValue) \(PathBytes(path).escaped)\(inside)"
+        case .modified: return "modified \(PathBytes(path).escaped)"
         }
     }
 }

@@ -44,7 +44,7 @@ public struct CatalogError: Error, Sendable, CustomStringConvertible {
     /// The message, the path and the cause.
     public var description: String {
         var text = message
-        if let path { text += " (\(path.escapedForDisplay))" }
+        if let path { text += " (\(PathBytes(path).escaped))" }
         if let fileSystemError { text += ": \(fileSystemError)" } else if let underlying { text += ": \(underlying)" }
         return text
     }

@@ -82,7 +82,7 @@ enum ExportText {
         forEachRun(bytes, valid: { output.append(contentsOf: $0) }, invalid: { appendHexEscape($0, into: &output) })
     }
 
-    /// The bytes as text: UTF-8 as it is, every other byte as `\xNN` (as ``escapedForDisplay``).
+    /// The bytes as text: UTF-8 as it is, every other byte as `\xNN` .
     /// Readable, and ambiguous only for a name that itself holds the characters `\x` and two hex
     /// digits; JSON's base64 twin and TSV are the lossless forms.
     static func text(_ bytes: [UInt8]) -> String {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import SecureFiles
 
 /// A file format a catalog can be exported to (Docs/CATALOG-EXPORTS.md describes each).
 public enum CatalogExportFormat: String, CaseIterable, Sendable, Hashable {
@@ -110,7 +111,7 @@ public struct CatalogGlob: Sendable, Hashable, ExpressibleByStringLiteral, Custo
     public var matchesPath: Bool { bytes.contains(0x2F) }
 
     /// The pattern, bytes that are not UTF-8 as `\xNN`.
-    public var description: String { bytes.escapedForDisplay }
+    public var description: String { PathBytes(bytes).escaped }
 }
 
 /// What an export writes: which columns, which entries, and the HTML page's title.

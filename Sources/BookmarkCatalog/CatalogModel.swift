@@ -115,30 +115,3 @@ public struct CatalogRootSnapshot: Sendable {
     /// Every live entry under the root (the root first), each after its parent.
     public var entries: [CatalogEntry]
 }
-
-extension Array where Element == UInt8 {
-    /// The bytes as text for a person: UTF-8, with anything else shown as `\xNN`.
-    var escapedForDisplay: String {
-        if let text = String(validating: self, as: UTF8.self) { return text }
-        var result = ""
-        var index = startIndex
-        while index < endIndex {
-            var length = 1
-            var decoded: String?
-            for candidate in [4, 3, 2, 1] where index + candidate <= endIndex {
-                if let text = String(validating: self[index..<index + candidate], as: UTF8.self) {
-                    decoded = text
-                    length = candidate
-                    break
-                }
-            }
-            if let decoded {
-                result += decoded
-            } else {
-                result += String(format: "\\x%02X", self[index])
-            }
-            index += length
-        }
-        return result
-    }
-}

@@ -333,12 +333,7 @@
 
         /// Whether anything is at `url`, a symbolic link (even a dangling one) included: one `statx`
         /// of the name in its directory.
-        private static func somethingExists(at url: URL) -> Bool {
-            guard let (parent, name) = try? PackageSource(url: url)?.openParent()
-            else { return false }
-            defer { try? parent.close() }
-            return (try? parent.statusOfChild(name)) != nil
-        }
+        private static func somethingExists(at url: URL) -> Bool { status(at: url) != nil }
 
         private static func bookmark(of url: URL) -> Bookmark? {
             FileURLPaths.bytes(of: url).flatMap { try? Bookmark.create(for: PathBytes($0).filePath) }

@@ -34,7 +34,8 @@ enum CatalogLocation {
         do {
             return try BookmarkCatalog.Catalog(path: path, create: false)
         } catch {
-            Output.error("\(RawArguments.display(path)): \(error.description)")
+            // The description names the catalog's path.
+            Output.error(error.description)
             throw ExitStatus.sourceUnreadable.exitCode
         }
     }

@@ -94,14 +94,7 @@ extension BookmarkCommand {
         }
 
         func run() throws {
-            let opened: BookmarkCatalog.Catalog
-            do {
-                opened = try BookmarkCatalog.Catalog(path: catalog, create: false)
-            } catch {
-                // The description names the catalog's path.
-                Output.error(error.description)
-                throw ExitStatus.sourceUnreadable.exitCode
-            }
+            let opened = try CatalogLocation.open(catalog)
             let snapshots: [CatalogRootSnapshot]
             do {
                 snapshots = try opened.snapshots(includingDeleted: deleted)
