@@ -195,6 +195,16 @@ struct CatalogScanner {
 
     // MARK: Before the walk
 
+    /// The catalog's directory and its files' names, to leave out of a scan that contains them.
+    private func catalogFiles() -> CatalogWalker.OwnFiles? {
+        let path = PathBytes(Array(catalog.path.utf8))
+        guard let name = path.lastComponent,
+            let directory = try? Directory.current.status(of: path.parent.filePath)
+        else { return nil }
+        let names = Set(["", "-wal", "-shm", "-journal"].map { name + Array($0.utf8) })
+        return CatalogWalker.OwnFiles(device: directory.device, inode: directory.inode, names: names)
+    }
+
     /// Records the volume and the root, and starts (or resumes) the scan.
     private mutating func begin() throws(CatalogError) {
         let volume = located.volume
@@ -258,7 +268,7 @@ struct CatalogScanner {
         let channel = WalkChannel(capacity: 8)
         let walker = CatalogWalker(
             root: located.descriptor, rootPath: located.path, rootStatus: located.status, rootGeneration: located.generation,
-            options: options)
+            options: options, ownFiles: catalogFiles())
         let finished = DispatchSemaphore(value: 0)
         let thread = Thread {
             walker.run(into: channel)

@@ -74,6 +74,16 @@ struct CatalogWalker: Sendable {
     let rootStatus: FileStatus
     let rootGeneration: UInt32?
     let options: ScanOptions
+    /// The catalog's own files (the database, its `-wal`, `-shm` and `-journal`), when the catalog
+    /// lies under the root: left out, or every scan would report them changed.
+    let ownFiles: OwnFiles?
+
+    /// A directory (by device and inode) and the names in it to leave out.
+    struct OwnFiles: Sendable {
+        var device: DeviceNumber
+        var inode: UInt64
+        var names: Set<[UInt8]>
+    }
 
     private struct Pending {
         let parent: OwnedDescriptor?
@@ -81,6 +91,7 @@ struct CatalogWalker: Sendable {
         let key: Int32
         let relative: [UInt8]
         let absolute: [UInt8]
+        let status: FileStatus
     }
 
     func run(into channel: WalkChannel) {
@@ -98,7 +109,7 @@ struct CatalogWalker: Sendable {
             .entry(
                 key: 0, parentKey: -1, name: PathBytes(rootPath).lastComponent ?? [0x2F], status: rootStatus, generation: rootGeneration,
                 linkTarget: nil, relative: [], descend: true))
-        var stack = [Pending(parent: nil, name: [], key: 0, relative: [], absolute: rootPath)]
+        var stack = [Pending(parent: nil, name: [], key: 0, relative: [], absolute: rootPath, status: rootStatus)]
         while let item = stack.popLast() {
             let directory: OwnedDescriptor
             if let parent = item.parent {
@@ -126,7 +137,11 @@ struct CatalogWalker: Sendable {
             // file to hash): two allocations per entry were a measurable part of the walk.
             func absolute(_ name: [UInt8]) -> [UInt8] { item.absolute == [0x2F] ? [0x2F] + name : item.absolute + [0x2F] + name }
             func relative(_ name: [UInt8]) -> [UInt8] { item.relative.isEmpty ? name : item.relative + [0x2F] + name }
+            let skipped = ownFiles.flatMap { own in
+                own.device == item.status.device && own.inode == item.status.inode ? own.names : nil
+            }
             for entry in entries {
+                if let skipped, skipped.contains(entry.name) { continue }
                 let status: FileStatus
                 do {
                     status = try directory.statusOfChild(entry.name)
@@ -153,7 +168,9 @@ struct CatalogWalker: Sendable {
                 else { return }
                 if descend {
                     children.append(
-                        Pending(parent: directory, name: entry.name, key: nextKey, relative: relative(entry.name), absolute: absolute(entry.name)))
+                        Pending(
+                            parent: directory, name: entry.name, key: nextKey, relative: relative(entry.name),
+                            absolute: absolute(entry.name), status: status))
                 }
             }
             guard emit(.listed(path: item.absolute)) else { return }

@@ -88,6 +88,11 @@ struct CatalogQueryTests {
 
                 let missing = try CatalogCLI.run(["find", backup.path("nope.catalog"), "*"])
                 #expect(missing.status == 66)
+                // SQLite takes paths as UTF-8: a catalog path that is not is refused, not renamed.
+                let latin1 = try Shell.run(["sh", "-c", "\"$0\" catalog scan '\(first.root)' -o \"$(printf '\(backup.path(""))/cat\\377.db')\"", try CatalogCLI.binary()])
+                #expect(latin1.status == 64, "\(latin1.stderr)")
+                #expect(latin1.stderr.contains("must be UTF-8"))
+                #expect(try FileManager.default.contentsOfDirectory(atPath: backup.path("")).allSatisfy { !$0.hasPrefix("cat") })
             }
         }
     }

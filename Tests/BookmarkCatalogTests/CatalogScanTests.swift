@@ -129,6 +129,22 @@ struct CatalogScanTests {
         }
     }
 
+    @Test("a catalog kept inside the tree it scans leaves its own files out: re-scans report nothing", arguments: [FixtureFileSystem.ext4])
+    func catalogInsideRoot(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let fixture = CatalogFixture(root: volume.path("home"))
+            try fixture.file("notes.txt", "n")
+            let catalog = try Catalog(path: fixture.path("home.catalog"))
+            try catalog.scan(root: fixture.root)
+            for _ in 0..<3 {
+                let summary = try catalog.scan(root: fixture.root)
+                #expect(try catalog.changes(inScan: summary.scanID).isEmpty)
+                #expect(summary.entries == 2, "home and notes.txt; no home.catalog, -wal or -shm")
+            }
+            #expect(FileManager.default.fileExists(atPath: fixture.path("home.catalog-wal")), "the WAL was there to be left out")
+        }
+    }
+
     @Test("hard links are two entries that stay put across scans", arguments: catalogFileSystems)
     func hardLinks(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in

@@ -29,8 +29,20 @@ enum CatalogLocation {
         return base + "/swift-bookmarks/volumes.catalog"
     }
 
-    /// Opens an existing catalog for reading, or exits 66 with the reason.
-    static func open(_ path: String) throws -> BookmarkCatalog.Catalog {
+    /// The catalog path an argument names. SQLite takes a path as UTF-8 text, so a name that is not
+    /// UTF-8 is refused (exit 64) rather than opened under another name.
+    static func path(_ argument: String) throws -> String {
+        guard let path = String(validating: RawArguments.bytes(of: argument), as: UTF8.self) else {
+            Output.error("\(RawArguments.display(argument)): a catalog's path must be UTF-8 (its scan roots and names need not be)")
+            throw ExitStatus.usage.exitCode
+        }
+        return path
+    }
+
+    /// Opens an existing catalog for reading, or exits 66 with the reason (64 for a path that is
+    /// not UTF-8).
+    static func open(_ argument: String) throws -> BookmarkCatalog.Catalog {
+        let path = try self.path(argument)
         do {
             return try BookmarkCatalog.Catalog(path: path, create: false)
         } catch {

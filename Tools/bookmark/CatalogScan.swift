@@ -45,7 +45,7 @@ struct CatalogScan: ParsableCommand {
     }
 
     func run() throws {
-        let path = output ?? CatalogLocation.defaultPath
+        let path = try output.map(CatalogLocation.path) ?? CatalogLocation.defaultPath
         if output == nil {
             try? FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -54,7 +54,7 @@ struct CatalogScan: ParsableCommand {
         do {
             catalog = try BookmarkCatalog.Catalog(path: path)
         } catch {
-            Output.error("\(RawArguments.display(path)): \(error.description)")
+            Output.error(error.description)
             throw ExitStatus.sourceUnreadable.exitCode
         }
         let options = ScanOptions(hashing: hash, crossingMounts: crossMounts, generations: !noGenerations, batchSize: batchSize)
