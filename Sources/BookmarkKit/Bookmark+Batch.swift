@@ -35,7 +35,7 @@ extension Bookmark {
     /// - Parameters:
     ///   - bookmarks: The bookmarks, in any order.
     ///   - options: As for ``resolve(_:volumes:)``.
-    ///   - volumes: A mounted-volume table to reuse (a fresh one is read when `nil`).
+    ///   - volumes: A mounted-volume table to reuse (the process's shared table when `nil`).
     ///   - progress: Called every 4,096 bookmarks of the first phase and after it, before and after
     ///     each volume's walk, and at the end, on the calling thread.
     /// - Returns: One result per bookmark, in the same order.
@@ -43,57 +43,127 @@ extension Bookmark {
         _ bookmarks: [Bookmark], options: ResolutionOptions = ResolutionOptions(), volumes: MountedVolumes? = nil,
         progress: (@Sendable (BatchProgress) -> Void)? = nil
     ) -> [Result<Resolution, BookmarkError>] {
-        var results = [Result<Resolution, BookmarkError>?](repeating: nil, count: bookmarks.count)
-        let directory: MountedVolumes
-        do {
-            directory = try volumes ?? MountedVolumes.shared()
+        var batch: BatchResolution
+        do throws(BookmarkError) {
+            batch = try BatchResolution(options: options, volumes: volumes, expected: bookmarks.count, progress: progress)
         } catch {
-            let failure = BookmarkError(.fileSystem, "cannot read the mount table: \(error)")
-            return bookmarks.map { _ in .failure(failure) }
+            return bookmarks.map { _ in .failure(error) }
         }
-        struct Waiting {
-            var index: Int
-            var resolver: Resolver
-            var volume: Volume?
-            var replacement: Found?
-            var deleted: Bool
-        }
-        var waiting: [String: (volume: Volume, items: [Waiting])] = [:]
-        var pathOnly: [Waiting] = []
-        for (index, bookmark) in bookmarks.enumerated() {
-            if let progress, index > 0, index % 4096 == 0 {
-                progress(BatchProgress(settled: index, total: bookmarks.count, entriesWalked: 0))
+        for bookmark in bookmarks { batch.add(bookmark) }
+        return batch.finish()
+    }
+}
+
+/// One batch resolution: the steps that need no search, bookmark by bookmark as they arrive, then
+/// one shared walk per volume for the rest (see ``Bookmark/resolveAll(_:options:volumes:progress:)``).
+///
+/// Only the bookmarks that wait for a walk are kept; the others are settled at once, so a batch fed
+/// from stored data never holds every decoded bookmark at the same time.
+struct BatchResolution {
+    struct Waiting {
+        var index: Int
+        var resolver: Resolver
+        var volume: Volume?
+        var replacement: Found?
+        var deleted: Bool
+    }
+
+    let options: ResolutionOptions
+    let directory: MountedVolumes
+    let progress: (@Sendable (BatchProgress) -> Void)?
+    /// The bookmarks the caller announced (for progress; grows when more arrive).
+    private var expected: Int
+    var results: [Result<Resolution, BookmarkError>?] = []
+    var waiting: [String: (volume: Volume, items: [Waiting])] = [:]
+    var pathOnly: [Waiting] = []
+    /// Stored bookmarks the quick view read, by volume, waiting for their check (`BatchResolution+Quick.swift`).
+    var quick: [String: QuickGroup] = [:]
+    /// The volume of the last stored bookmark read quickly.
+    var lastVolume: QuickVolumeMemo?
+
+    /// - Throws: ``BookmarkError`` (`fileSystem`) when no table is given and the mount table is unreadable.
+    init(
+        options: ResolutionOptions, volumes: MountedVolumes?, expected: Int,
+        progress: (@Sendable (BatchProgress) -> Void)?
+    ) throws(BookmarkError) {
+        self.options = options
+        directory = try Bookmark.mountedVolumes(volumes, lastKnownPath: nil)
+        self.expected = expected
+        self.progress = progress
+        results.reserveCapacity(expected)
+    }
+
+    /// A bookmark settled before it reached the batch (the quick check of stored data).
+    mutating func add(settled resolution: Resolution) {
+        tick()
+        results.append(.success(resolution))
+    }
+
+    /// A bookmark that could not even be decoded: its result is `error`.
+    mutating func add(failure error: BookmarkError) {
+        tick()
+        results.append(.failure(error))
+    }
+
+    /// Takes one bookmark through the steps that need no search; keeps it for the walk if they
+    /// did not settle it.
+    mutating func add(_ bookmark: Bookmark) {
+        tick()
+        let index = results.count
+        results.append(nil)
+        add(bookmark, at: index)
+    }
+
+    /// ``add(_:)`` for a bookmark whose place in the results is already taken. `volumeWalked`:
+    /// the batch already walked its volume completely for it, so it is not walked for again.
+    mutating func add(_ bookmark: Bookmark, at index: Int, volumeWalked: Bool = false) {
+        do throws(BookmarkError) {
+            let recorded = try bookmark.recordedCache.recorded(for: bookmark.record)
+            var resolver = Resolver(recorded: recorded, options: options, directory: directory)
+            let start = try resolver.begin()
+            if directory.hazard(of: start.current).needsCare {
+                // On a FUSE or network volume: alone and watched, never in a shared walk that a
+                // volume which stopped answering would hold.
+                results[index] = .success(try resolver.guarded(start) { resolver, start throws(BookmarkError) in
+                    try resolver.run(from: start)
+                })
+                return
             }
-            do throws(BookmarkError) {
-                let recorded = try bookmark.recordedCache.recorded(for: bookmark.record)
-                var resolver = Resolver(recorded: recorded, options: options, directory: directory)
-                let start = try resolver.begin()
-                if directory.hazard(of: start.current).needsCare {
-                    // On a FUSE or network volume: alone and watched, never in a shared walk that a
-                    // volume which stopped answering would hold.
-                    results[index] = .success(try resolver.guarded(start) { resolver, start throws(BookmarkError) in
-                        try resolver.run(from: start)
-                    })
-                    continue
+            switch try resolver.runUntilSearch(from: start) {
+            case .resolved(let resolution): results[index] = .success(resolution)
+            case .needsSearch(let volume, _, let replacement, let deleted):
+                // The shared walk starts at the mount point, not at the old directory.
+                let item = Waiting(
+                    index: index, resolver: resolver, volume: volume, replacement: replacement, deleted: deleted)
+                if let volume, options.search, recorded.inode != nil, !deleted, !volumeWalked {
+                    waiting[volume.key, default: (volume, [])].items.append(item)
+                } else {
+                    pathOnly.append(item)
                 }
-                switch try resolver.runUntilSearch(from: start) {
-                case .resolved(let resolution): results[index] = .success(resolution)
-                case .needsSearch(let volume, _, let replacement, let deleted):
-                    // The shared walk starts at the mount point, not at the old directory.
-                    let item = Waiting(
-                        index: index, resolver: resolver, volume: volume, replacement: replacement, deleted: deleted)
-                    if let volume, options.search, recorded.inode != nil, !deleted {
-                        waiting[volume.key, default: (volume, [])].items.append(item)
-                    } else {
-                        pathOnly.append(item)
-                    }
-                }
-            } catch {
-                results[index] = .failure(error)
             }
+        } catch {
+            results[index] = .failure(error)
         }
+    }
+
+    /// Progress every 4,096 bookmarks of the first phase.
+    mutating func tick() {
+        let index = results.count
+        if index >= expected { expected = index + 1 }
+        if let progress, index > 0, index % 4096 == 0 {
+            progress(BatchProgress(settled: index, total: expected, entriesWalked: 0))
+        }
+    }
+
+    /// Walks each volume once for the bookmarks that wait, concludes the rest, and returns one
+    /// result per bookmark added, in order.
+    mutating func finish(refetch: (StoredSource) -> Result<[UInt8], BookmarkError> = StoredSource.inMemory)
+        -> [Result<Resolution, BookmarkError>]
+    {
+        settleQuick(refetch: refetch)
+        let total = results.count
         var settled = results.count { $0 != nil }
-        progress?(BatchProgress(settled: settled, total: bookmarks.count, entriesWalked: 0))
+        progress?(BatchProgress(settled: settled, total: total, entriesWalked: 0))
 
         var walked = 0
         for (_, group) in waiting.sorted(by: { $0.key < $1.key }) {
@@ -107,12 +177,11 @@ extension Bookmark {
             var walker = VolumeWalker(budget: options.budget, cancellation: options.cancellation)
             var stop: VolumeWalker.Stop?
             progress?(BatchProgress(
-                settled: settled, total: bookmarks.count, entriesWalked: walked, volume: group.volume.mountPoint))
+                settled: settled, total: total, entriesWalked: walked, volume: group.volume.mountPoint))
             if let root = try? Directory.current.open(group.volume.mountPointPath, options: [.readOnly, .directory, .nonBlocking]) {
                 let volume = group.volume
                 let items = group.items
                 let base = walked
-                let total = bookmarks.count
                 let settledBefore = settled
                 do {
                     _ = try walker.walk(
@@ -163,7 +232,7 @@ extension Bookmark {
             }
             settled += 1
         }
-        progress?(BatchProgress(settled: settled, total: bookmarks.count, entriesWalked: walked))
+        progress?(BatchProgress(settled: settled, total: total, entriesWalked: walked))
         return results.map { $0 ?? .failure(BookmarkError(.fileSystem, "internal: unsettled bookmark")) }
     }
 }

@@ -380,7 +380,7 @@ struct Resolver: Sendable {
         }
         if found.matchedBy == .replacedAtPath { changes.insert(.fileIdentity) }
         if let recordedPoint = recorded.volumePath, PathBytes(recordedPoint) != PathBytes(volume.mountPoint) { changes.insert(.volumeMountPoint) }
-        if let recordedName = recorded.volumeName, recordedName != currentVolumeName(volume) { changes.insert(.volumeName) }
+        if let recordedName = recorded.volumeName, recordedName != Self.currentVolumeName(volume) { changes.insert(.volumeName) }
         return Resolution(
             path: found.filePath ?? (atRecordedPath ? recorded.filePath : FilePath(bytes: found.path)),
             matchedBy: found.matchedBy, changes: changes,
@@ -388,7 +388,7 @@ struct Resolver: Sendable {
             notes: notes)
     }
 
-    func currentVolumeName(_ volume: Volume) -> String {
+    static func currentVolumeName(_ volume: Volume) -> String {
         if let label = volume.label, !label.isEmpty { return label }
         return PathBytes(volume.mountPoint).components.last.map { String(decoding: $0, as: UTF8.self) } ?? "/"
     }

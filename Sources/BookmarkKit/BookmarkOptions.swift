@@ -74,13 +74,20 @@ public struct ResolutionOptions: Sendable {
     /// Where the object was seen since the bookmark was made (a volume catalog): tried before the
     /// search, and named in a `volumeNotMounted` error (``LocationHintProvider``). Default none.
     public var locationHints: (any LocationHintProvider)?
+    /// How many threads a batch from stored data (``Bookmark/resolveAll(storedIn:options:volumes:progress:)``,
+    /// ``Bookmark/resolveAll(data:options:volumes:progress:)``) may use for the `statx` that checks
+    /// each unmoved bookmark. `0` (the default): the active processors, once the batch holds 4,096
+    /// bookmarks; `1`: the calling thread only. Results do not depend on it.
+    public var batchThreads: Int
 
     /// Creates options; the defaults are the safe, non-blocking ones.
     public init(
         search: Bool = true, budget: SearchBudget = .default, useHandles: Bool = true, allowMounting: Bool = false,
         crossVolumeHeuristic: Bool = false, relativeTo: FilePath? = nil, cancellation: CancellationFlag? = nil,
-        volumeResponseTimeout: Duration = .seconds(2), locationHints: (any LocationHintProvider)? = nil
+        volumeResponseTimeout: Duration = .seconds(2), locationHints: (any LocationHintProvider)? = nil,
+        batchThreads: Int = 0
     ) {
+        self.batchThreads = batchThreads
         self.locationHints = locationHints
         self.volumeResponseTimeout = volumeResponseTimeout
         self.search = search

@@ -197,11 +197,20 @@ extension FileID {
             return nil
         }
         guard let volume = volumes.volume(mountID: reusable) else { return nil }
-        return FileID(
+        return known(status, on: volume, mountID: reusable, generation: generation, handle: handle)
+    }
+
+    /// The identity of the object `status` describes, once the caller has proved it is the
+    /// recorded one (same inode and birth time on the recorded volume): the recorded generation and
+    /// handle are taken as they are, with the handle's mount id set to `mountID`.
+    package static func known(
+        _ status: FileStatus, on volume: Volume, mountID: MountID, generation: UInt32?, handle: FileHandleData?
+    ) -> FileID {
+        FileID(
             volume: volume, subvolume: status.subvolume, inode: status.inode, generation: generation,
-            handle: handle.map { FileHandleData(type: $0.type, bytes: $0.bytes, mountID: reusable) }, birthTime: born,
-            size: status.size, kind: status.kind, mode: status.mode, uid: status.uid, gid: status.gid,
-            mountID: reusable, uniqueMountID: status.uniqueMountID, device: status.device,
+            handle: handle.map { FileHandleData(type: $0.type, bytes: $0.bytes, mountID: mountID) },
+            birthTime: status.birthTime, size: status.size, kind: status.kind, mode: status.mode, uid: status.uid,
+            gid: status.gid, mountID: mountID, uniqueMountID: status.uniqueMountID, device: status.device,
             modificationTime: status.modificationTime)
     }
 

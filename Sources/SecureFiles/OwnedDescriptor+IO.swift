@@ -44,6 +44,33 @@ extension OwnedDescriptor {
         return Array(bytes.prefix(filled))
     }
 
+    /// Reads into `buffer` from the current offset, as much as one call gives (0 at the end of the
+    /// file). For callers that reuse one buffer across many reads.
+    ///
+    /// The corresponding C function is `read`.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(FileSystemError) -> Int {
+        try using("read") { fd in Sys.read(fd, buffer) }
+    }
+
+    /// Reads `count` bytes at file offset `offset` (fewer at the end of the file), leaving the
+    /// current offset as it is.
+    ///
+    /// The corresponding C function is `pread`.
+    public func read(count: Int, at offset: Int) throws(FileSystemError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: max(0, count))
+        var filled = 0
+        while filled < bytes.count {
+            let got = try using("pread") { fd in
+                bytes.withUnsafeMutableBytes { buffer in
+                    Sys.pread(fd, UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), offset + filled)
+                }
+            }
+            if got == 0 { break }
+            filled += got
+        }
+        return Array(bytes.prefix(filled))
+    }
+
     /// Flushes the object's data and metadata to the device.
     ///
     /// The corresponding C function is `fsync`.

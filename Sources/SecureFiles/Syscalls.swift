@@ -135,6 +135,11 @@ enum Sys {
         throughSeam("read", descriptor: fd) { Glibc.read(fd, buffer.baseAddress, buffer.count) }
     }
 
+    /// pread(2).
+    static func pread(_ fd: CInt, _ buffer: UnsafeMutableRawBufferPointer, _ offset: Int) -> Result<Int, Errno> {
+        throughSeam("pread", descriptor: fd) { Glibc.pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
+    }
+
     /// statx(2), full kernel layout.
     static func statx(_ dirfd: CInt, _ path: UnsafePointer<CChar>, _ flags: CInt, _ mask: UInt32, _ out: inout cls_statx)
         -> Result<CInt, Errno>

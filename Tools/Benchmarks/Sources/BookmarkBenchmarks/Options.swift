@@ -22,6 +22,10 @@ struct Options {
     var sweepOnly = false
     /// Where to write the results as JSON.
     var json: String?
+    /// Library sizes for the cold-start metric (`--library`); empty: not run.
+    var library: [Int] = []
+    /// Runs of each library size.
+    var libraryRuns = 3
     /// Repeat one operation for a profiler instead of measuring (see Profile.swift).
     var profile: String?
     /// Iterations of ``profile``.
@@ -30,6 +34,7 @@ struct Options {
     static let usage = """
         usage: BookmarkBenchmarks [--entries N] [--runs R] [--min-ms MS] [--seed S] [--batch N] [--one-by-one]
                                   [--sweep N,N,...] [--sweep-only] [--json FILE] [--smoke]
+                                  [--library N,N,... [--library-runs R]]
                                   [--only GROUP,...] [--profile unmoved|first|create|create-cold|moved|handles|deleted|codec|codec-edit|open|batch|default-resolve|apple-resolve|apple-create|ref-resolve [--iterations K]]
           --entries N     entries of the main tree (default 100000)
           --runs R        runs per metric; medians are reported (default 5)
@@ -40,6 +45,9 @@ struct Options {
           --sweep-only    run only the sweep
           --only LIST     only these metrics: unmoved, default, create, moved, deleted, batch, handles,
                           codec, open, package, catalog (comma-separated; for quick re-measurement of one fix)
+          --library LIST  also time the cold start of libraries of these many bookmarks (each on a
+                          volume of 1.2 times as many entries; LibraryMetric.swift)
+          --library-runs R  runs of each library size (default 3)
           --one-by-one    also time the batch with one resolve(_:volumes:) per bookmark
           --json FILE     write every result as JSON (for Tools/Benchmarks/plot.py)
           --profile NAME  build the tree, then repeat one operation K times (default 1000) in
@@ -66,6 +74,12 @@ struct Options {
                 guard !sizes.isEmpty, sizes.allSatisfy({ $0 > 0 }) else { return nil }
                 options.sweep = sizes
             case "--sweep-only": options.sweepOnly = true
+            case "--library":
+                guard let list = value() else { return nil }
+                let sizes = list.split(separator: ",").compactMap { Int($0) }
+                guard !sizes.isEmpty, sizes.allSatisfy({ $0 >= 100 }) else { return nil }
+                options.library = sizes
+            case "--library-runs": guard let n = value().flatMap({ Int($0) }), n > 0 else { return nil }; options.libraryRuns = n
             case "--one-by-one": options.oneByOne = true
             case "--only":
                 guard let list = value() else { return nil }

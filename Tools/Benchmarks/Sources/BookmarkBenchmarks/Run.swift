@@ -89,6 +89,7 @@ struct RunReport: Codable {
     var arguments: [String]
     var results: [MetricResult] = []
     var sweep: [SweepPoint] = []
+    var library: [LibraryPoint] = []
 
     func write(to path: String) throws {
         let encoder = JSONEncoder()

@@ -7,6 +7,11 @@ import Foundation
 
 cbb_line_buffered_stdout()
 
+// The library metric's child process (LibraryMetric.swift): runs unprivileged, so before the root check.
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--library-child" {
+    exit(LibraryMetric.childMain(library: CommandLine.arguments[2], expected: CommandLine.arguments[3]))
+}
+
 guard let options = Options.parse(Array(CommandLine.arguments.dropFirst())) else {
     FileHandle.standardError.write(Data((Options.usage + "\n").utf8))
     exit(2)
@@ -47,6 +52,10 @@ do {
         report.sweep.append(point)
     }
     if !report.sweep.isEmpty { printSweep(report.sweep) }
+    for size in options.library {
+        report.library.append(try LibraryMetric.run(count: size, runs: options.libraryRuns, seed: options.seed))
+    }
+    if !report.library.isEmpty { LibraryMetric.printTable(report.library) }
     if let path = options.json { try report.write(to: path) }
     print("peak RSS (getrusage ru_maxrss) of this process: \(format(peakMemoryMiB(), 1)) MiB")
 } catch {

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: Apache-2.0
+import BookmarkFormat
+import FileIdentity
+import SecureFiles
+import SystemPackage
+
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension StoredSource {
+    /// Reads bytes kept in memory; a file record needs the batch's reader.
+    static func inMemory(_ source: StoredSource) -> Result<[UInt8], BookmarkError> {
+        switch source {
+        case .bytes(let bytes): return .success(bytes)
+        case .file: return .failure(BookmarkError(.fileSystem, "internal: a stored record without its file"))
+        }
+    }
+}
+
+/// What the one `statx` of a pending bookmark's path said.
+enum QuickOutcome: Sendable {
+    /// The recorded object is there (its result is written).
+    case unmoved
+    /// Nothing is there (`ENOENT`, `ENOTDIR`): moved or deleted.
+    case absent
+    /// Something else is there, or the check could not decide.
+    case undecided
+}
+
+extension BatchResolution {
+    /// Checks the stored bookmarks the quick view read, volume by volume: one `statx` of each
+    /// one's path (on several threads for a large batch, see ``ResolutionOptions/batchThreads``);
+    /// then one walk of the volume for those whose path is empty, finding them all at once. What
+    /// neither settles is decoded in full and goes through the usual steps.
+    mutating func settleQuick(refetch: (StoredSource) -> Result<[UInt8], BookmarkError>) {
+        let groups = quick.sorted { $0.key < $1.key }.map(\.value)
+        quick = [:]
+        for group in groups {
+            let (volumes, threads) = (directory, threads(for: group.items.count))
+            let outcomes = results.withUnsafeMutableBufferPointer { slots in
+                Self.check(group.items, into: slots, volumes: volumes, threads: threads)
+            }
+            var absent: [QuickPending] = []
+            var unsettled: [QuickPending] = []
+            for (item, outcome) in zip(group.items, outcomes) {
+                switch outcome {
+                case .unmoved: break
+                case .absent: absent.append(item)
+                case .undecided: unsettled.append(item)
+                }
+            }
+            // Those the walk covered completely without finding them are not walked for again.
+            var walked = Set<Int>()
+            if !absent.isEmpty, walksForAbsent {
+                let (hits, entries, complete) = walk(absent, on: group.volume)
+                for (position, item) in absent.enumerated() {
+                    if let hit = hits[position] {
+                        results[item.index] = .success(Self.resolution(
+                            item, at: hit.path, status: hit.status, volume: group.volume, matchedBy: .search,
+                            entriesSearched: entries))
+                    } else {
+                        unsettled.append(item)
+                        if complete { walked.insert(item.index) }
+                    }
+                }
+            } else {
+                unsettled += absent
+            }
+            for item in unsettled {
+                switch refetch(item.source) {
+                case .success(let bytes):
+                    do throws(BookmarkError) {
+                        add(try Bookmark(data: bytes), at: item.index, volumeWalked: walked.contains(item.index))
+                    } catch {
+                        results[item.index] = .failure(error)
+                    }
+                case .failure(let error): results[item.index] = .failure(error)
+                }
+            }
+        }
+    }
+
+    /// The threads for `count` checks (``ResolutionOptions/batchThreads``).
+    func threads(for count: Int) -> Int {
+        if options.batchThreads > 0 { return min(options.batchThreads, 64) }
+        guard count >= 4096 else { return 1 }
+        return max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 64))
+    }
+
+    /// Whether an object missing from its path may be looked for by the batch's own walk, before
+    /// anything else: only when the usual steps between the path and the search would not apply
+    /// (no relative base, no location hints, no handle this process can open).
+    var walksForAbsent: Bool {
+        options.search && options.relativeTo == nil && options.locationHints == nil
+            && (!options.useHandles || geteuid() != 0)
+    }
+
+    /// One `statx` of each pending path, split over `threads` threads; an unmoved bookmark's
+    /// result goes straight into its slot of `results` (each item has its own).
+    static func check(
+        _ items: [QuickPending], into results: UnsafeMutableBufferPointer<Result<Resolution, BookmarkError>?>,
+        volumes: MountedVolumes, threads: Int
+    ) -> [QuickOutcome] {
+        var outcomes = [QuickOutcome](repeating: .undecided, count: items.count)
+        outcomes.withUnsafeMutableBufferPointer { buffer in
+            // Each chunk writes its own slots only.
+            nonisolated(unsafe) let slots = buffer
+            nonisolated(unsafe) let results = results
+            let chunks = threads > 1 ? min(threads * 8, items.count) : 1
+            let work = { @Sendable (chunk: Int) in
+                for index in (items.count * chunk / chunks)..<(items.count * (chunk + 1) / chunks) {
+                    let item = items[index]
+                    if let resolution = check(item, volumes: volumes) {
+                        results[item.index] = .success(resolution)
+                        slots[index] = .unmoved
+                    } else {
+                        slots[index] = absent(item) ? .absent : .undecided
+                    }
+                }
+            }
+            if chunks > 1 { DispatchQueue.concurrentPerform(iterations: chunks, execute: work) } else { work(0) }
+        }
+        return outcomes
+    }
+
+    /// The one `statx` of a pending path, as `Resolver.inspect` and `Resolver.finish` do it for an
+    /// object found at its recorded path: the result when the recorded object is there.
+    static func check(_ item: QuickPending, volumes: MountedVolumes) -> Resolution? {
+        guard
+            let known = FileID.lookUpKnown(
+                item.current, inode: item.inode, birthTime: item.birthTime, generation: item.generation,
+                handle: item.handle, volumes: volumes)
+        else { return nil }
+        if let subvolume = item.subvolume, let other = known.subvolume, subvolume != other { return nil }
+        var changes = Set<Change>()
+        let here = PathBytes(item.current)
+        if let recorded = item.recorded.map(PathBytes.init), here != recorded {
+            changes.insert(.path)
+            if here.lastComponent != recorded.lastComponent { changes.insert(.name) }
+            if here.parent != recorded.parent { changes.insert(.parent) }
+        }
+        if item.volumeMountPointChanged { changes.insert(.volumeMountPoint) }
+        if item.volumeNameChanged { changes.insert(.volumeName) }
+        return Resolution(
+            path: FilePath(bytes: item.current), matchedBy: .path, changes: changes, isInTrash: here.isInTrash,
+            volume: known.volume, fileID: known, entriesSearched: 0, notes: [])
+    }
+
+    /// Whether nothing is at the pending path (`ENOENT`, `ENOTDIR`): the object moved or was deleted.
+    static func absent(_ item: QuickPending) -> Bool {
+        switch FileStatus.lookup(pathBytes: item.current, followSymlinks: false) {
+        case .failure(let errno): return errno == .noSuchFileOrDirectory || errno == .notDirectory
+        case .success: return false
+        }
+    }
+
+    /// Where the walk found a pending bookmark's object.
+    struct WalkHit {
+        var path: [UInt8]
+        var status: FileStatus
+    }
+
+    /// Walks the volume once from its mount point, finding every pending object by inode and
+    /// confirming it with a `statx` relative to its directory. `complete`: the walk ended without
+    /// running out of its budget or being cancelled.
+    func walk(_ items: [QuickPending], on volume: Volume) -> (hits: [WalkHit?], entries: Int, complete: Bool) {
+        var hits = [WalkHit?](repeating: nil, count: items.count)
+        // Inode → first position; `chain` links the positions that share an inode.
+        var first: [UInt64: Int] = [:]
+        first.reserveCapacity(items.count)
+        var chain = [Int](repeating: -1, count: items.count)
+        for (position, item) in items.enumerated() {
+            if let earlier = first[item.inode] { chain[position] = earlier }
+            first[item.inode] = position
+        }
+        var remaining = items.count
+        var walker = VolumeWalker(budget: options.budget, cancellation: options.cancellation)
+        progress?(BatchProgress(settled: 0, total: results.count, entriesWalked: 0, volume: volume.mountPoint))
+        guard let root = try? Directory.current.open(volume.mountPointPath, options: [.readOnly, .directory, .nonBlocking])
+        else { return (hits, 0, false) }
+        defer { try? root.close() }
+        var complete = true
+        do {
+            _ = try walker.walk(
+                root, path: volume.mountPoint,
+                interesting: { first[$0.inode] != nil },
+                examine: { entry, directory, directoryPath in
+                    guard let status = try? directory.statusOfChild(entry.name) else { return false }
+                    var position = first[entry.inode] ?? -1
+                    while position >= 0 {
+                        if hits[position] == nil, items[position].matches(status) {
+                            var path = directoryPath == [UInt8(ascii: "/")] ? [] : directoryPath
+                            path.append(UInt8(ascii: "/"))
+                            path += entry.name
+                            hits[position] = WalkHit(path: path, status: status)
+                            remaining -= 1
+                        }
+                        position = chain[position]
+                    }
+                    return remaining == 0
+                })
+        } catch {
+            complete = false
+        }
+        progress?(BatchProgress(settled: 0, total: results.count, entriesWalked: walker.entries, volume: volume.mountPoint))
+        return (hits, walker.entries, complete)
+    }
+}
