@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Dispatch
 import FileIdentity
 import SecureFiles
 import SystemPackage
@@ -49,7 +50,7 @@ extension Bookmark {
         } catch {
             return bookmarks.map { _ in .failure(error) }
         }
-        for bookmark in bookmarks { batch.add(bookmark) }
+        batch.addAll(bookmarks)
         return batch.finish()
     }
 }
@@ -60,7 +61,7 @@ extension Bookmark {
 /// Only the bookmarks that wait for a walk are kept; the others are settled at once, so a batch fed
 /// from stored data never holds every decoded bookmark at the same time.
 struct BatchResolution {
-    struct Waiting {
+    struct Waiting: Sendable {
         var index: Int
         var resolver: Resolver
         var volume: Volume?
@@ -117,6 +118,21 @@ struct BatchResolution {
     /// ``add(_:)`` for a bookmark whose place in the results is already taken. `volumeWalked`:
     /// the batch already walked its volume completely for it, so it is not walked for again.
     mutating func add(_ bookmark: Bookmark, at index: Int, volumeWalked: Bool = false) {
+        record(Self.firstPhase(bookmark, index: index, options: options, directory: directory), volumeWalked: volumeWalked)
+    }
+
+    /// What the steps that need no search made of one bookmark.
+    enum FirstPhase: Sendable {
+        case settled(Int, Result<Resolution, BookmarkError>)
+        /// Waiting for a search; `walkable`: the shared walk of its volume may find it.
+        case waiting(Waiting, walkable: Bool)
+    }
+
+    /// The steps that need no search, for one bookmark: pure, so blocks of bookmarks can take them
+    /// on several threads (``addAll(_:)``).
+    static func firstPhase(_ bookmark: Bookmark, index: Int, options: ResolutionOptions, directory: MountedVolumes)
+        -> FirstPhase
+    {
         do throws(BookmarkError) {
             let recorded = try bookmark.recordedCache.recorded(for: bookmark.record)
             var resolver = Resolver(recorded: recorded, options: options, directory: directory)
@@ -124,25 +140,69 @@ struct BatchResolution {
             if directory.hazard(of: start.current).needsCare {
                 // On a FUSE or network volume: alone and watched, never in a shared walk that a
                 // volume which stopped answering would hold.
-                results[index] = .success(try resolver.guarded(start) { resolver, start throws(BookmarkError) in
+                return .settled(index, .success(try resolver.guarded(start) { resolver, start throws(BookmarkError) in
                     try resolver.run(from: start)
-                })
-                return
+                }))
             }
             switch try resolver.runUntilSearch(from: start) {
-            case .resolved(let resolution): results[index] = .success(resolution)
+            case .resolved(let resolution): return .settled(index, .success(resolution))
             case .needsSearch(let volume, _, let replacement, let deleted):
                 // The shared walk starts at the mount point, not at the old directory.
                 let item = Waiting(
                     index: index, resolver: resolver, volume: volume, replacement: replacement, deleted: deleted)
-                if let volume, options.search, recorded.inode != nil, !deleted, !volumeWalked {
-                    waiting[volume.key, default: (volume, [])].items.append(item)
-                } else {
-                    pathOnly.append(item)
-                }
+                return .waiting(item, walkable: volume != nil && options.search && recorded.inode != nil && !deleted)
             }
         } catch {
-            results[index] = .failure(error)
+            return .settled(index, .failure(error))
+        }
+    }
+
+    /// Files what ``firstPhase(_:index:options:directory:)`` concluded.
+    mutating func record(_ phase: FirstPhase, volumeWalked: Bool = false) {
+        switch phase {
+        case .settled(let index, let result): results[index] = result
+        case .waiting(let item, let walkable):
+            if walkable, !volumeWalked, let volume = item.volume {
+                waiting[volume.key, default: (volume, [])].items.append(item)
+            } else {
+                pathOnly.append(item)
+            }
+        }
+    }
+
+    /// ``add(_:)`` for every bookmark, the first phase of each block of 4,096 on as many threads
+    /// as ``ResolutionOptions/batchThreads`` allows; progress still comes after each block, on
+    /// the calling thread.
+    mutating func addAll(_ bookmarks: [Bookmark]) {
+        let threads = threads(for: bookmarks.count)
+        guard threads > 1 else {
+            for bookmark in bookmarks { add(bookmark) }
+            return
+        }
+        var start = 0
+        while start < bookmarks.count {
+            let end = min(start + 4096, bookmarks.count)
+            let base = results.count
+            var phases = [FirstPhase?](repeating: nil, count: end - start)
+            let (options, directory, first) = (options, directory, start)
+            phases.withUnsafeMutableBufferPointer { buffer in
+                // Each chunk writes its own slots only.
+                nonisolated(unsafe) let slots = buffer
+                let count = end - start
+                let chunks = min(threads * 8, count)
+                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                    for offset in (count * chunk / chunks)..<(count * (chunk + 1) / chunks) {
+                        slots[offset] = Self.firstPhase(
+                            bookmarks[first + offset], index: base + offset, options: options, directory: directory)
+                    }
+                }
+            }
+            for phase in phases {
+                tick()
+                results.append(nil)
+                if let phase { record(phase) }
+            }
+            start = end
         }
     }
 

@@ -67,9 +67,9 @@ struct StoredBatchTests {
     @Test("a stored library resolves as each bookmark does alone: unmoved, moved, deleted, replaced", arguments: kinds)
     func sameAsOneAtATime(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in
-            // 6,000 bookmarks: more than the 4,096 that turn the threaded check on, and a file of
+            // 4,200 bookmarks: more than the 4,096 that turn the threaded check on, and a file of
             // several read chunks.
-            let (tree, data, file) = try Self.library(on: volume, folders: 3, files: 2000)
+            let (tree, data, file) = try Self.library(on: volume, folders: 3, files: 1400)
             for options in [ResolutionOptions(useHandles: false), ResolutionOptions()] {
                 let singles = data.map { bytes in
                     Outcome(Result { () throws(BookmarkError) in try Bookmark(data: bytes).resolve(options) })
