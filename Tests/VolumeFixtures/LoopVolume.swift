@@ -262,9 +262,14 @@ public final class LoopVolume: @unchecked Sendable {
             // The owner is in the name ("PID-N-kind"), written before the directory exists, so a
             // fixture another thread is creating right now (no owner.pid yet) is never taken for a
             // dead one; owner.pid is the fallback for other names.
-            let pidText = name.split(separator: "-").first.map(String.init)
-                ?? (try? String(contentsOf: dir.appendingPathComponent("owner.pid"), encoding: .utf8)) ?? ""
-            if let pid = Int32(pidText.trimmingCharacters(in: .whitespacesAndNewlines)), kill(pid, 0) == 0 || errno == EPERM {
+            // Other names (the benchmark's "bench-PID-N") are not taken for a dead owner's: their
+            // first part is no pid, and reading it as one removed a running benchmark's volume.
+            let fromName = name.split(separator: "-").first.flatMap { Int32($0) }
+            let fromFile = (try? String(contentsOf: dir.appendingPathComponent("owner.pid"), encoding: .utf8))
+                .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            // No owner yet (one being made right now): left to Tools/sweep-fixtures.
+            guard let pid = fromName ?? fromFile else { continue }
+            if kill(pid, 0) == 0 || errno == EPERM {
                 continue  // still alive
             }
             for line in mounts.split(separator: "\n") {

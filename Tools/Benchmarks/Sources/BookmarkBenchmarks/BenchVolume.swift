@@ -4,7 +4,7 @@ import Synchronization
 
 /// A loop-mounted ext4 image that holds one workload tree.
 ///
-/// It lives in `/var/tmp/swift-bookmarks-fixtures/bench-PID-N` with an `owner.pid`, the layout the
+/// It lives in `/var/tmp/swift-bookmarks-fixtures/PID-bench-N` with an `owner.pid`, the layout the
 /// test fixtures use, so `Tools/sweep-fixtures` (and this tool's own start-up sweep) remove what a
 /// killed run left behind. ``destroy()`` unmounts, detaches and deletes; ``Cleanup`` calls it on
 /// normal exit, on errors and on SIGINT/SIGTERM/SIGHUP.
@@ -25,7 +25,8 @@ final class BenchVolume: Sendable {
             value += 1
             return value
         }
-        directory = "\(Self.workspace)/bench-\(getpid())-\(number)"
+        // The pid first, as the test fixtures name theirs: a test run's sweep reads the owner there.
+        directory = "\(Self.workspace)/\(getpid())-bench-\(number)"
         image = directory + "/image"
         mountPoint = directory + "/mnt"
         uuid = UUID().uuidString.lowercased()
@@ -65,7 +66,7 @@ final class BenchVolume: Sendable {
     static func sweepDead() {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: workspace) else { return }
         let mountInfo = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
-        for name in names where name.hasPrefix("bench-") {
+        for name in names where name.contains("-bench-") || name.hasPrefix("bench-") {
             let dir = workspace + "/" + name
             let owner = (try? String(contentsOfFile: dir + "/owner.pid", encoding: .utf8))?.trimmingWhitespace()
             if let pid = owner.flatMap({ Int32($0) }), kill(pid, 0) == 0 || errno == EPERM { continue }

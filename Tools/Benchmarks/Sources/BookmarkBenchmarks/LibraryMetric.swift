@@ -120,7 +120,7 @@ enum LibraryMetric {
                     let destination: String
                     if moved % 10 == 0 {
                         let far = workload.root + "/Downloads/library-moved-\(moved / 10_000)"
-                        if moved % 100_000 == 0 { mkdir(far, 0o755) }
+                        if moved % 10_000 == 0 { mkdir(far, 0o755) }
                         destination = far + "/\(moved)-\(name)"
                     } else {
                         destination = (path as NSString).deletingLastPathComponent + "/moved-\(moved)-\(name)"
