@@ -42,6 +42,14 @@ public struct BookmarkFormatError: Error, Sendable, Hashable, CustomStringConver
         case unsupportedAliasVersion(UInt16)
         /// A value cannot be represented in the requested encoding.
         case unencodable(String)
+        /// The item under one of our string keys does not follow its documented layout (for
+        /// example a number longer than 64 bits in the compact Linux facts): the key, then why.
+        ///
+        /// One string, not two: with a payload larger than the other cases' (24 bytes), Swift
+        /// 6.3.1's debug build of `bookmark resolve` crashed on a batch with a failure, switching
+        /// on an uninitialised `Result<Resolution, BookmarkError>` tag (valgrind); no unsafe code
+        /// is on that path. The CLI's batch tests catch it.
+        case malformedValue(String)
     }
 
     /// What went wrong.
@@ -98,6 +106,8 @@ public struct BookmarkFormatError: Error, Sendable, Hashable, CustomStringConver
             return "alias record version \(v) is not 2 or 3"
         case .unencodable(let why):
             return "cannot encode: \(why)"
+        case .malformedValue(let reason):
+            return "malformed item under \(reason)"
         }
     }
 }

@@ -174,8 +174,8 @@ public struct BookmarkInspection: Sendable {
 
     // MARK: - Text
 
-    /// A human-readable dump: container, path, volume, then every TOC and key with its name,
-    /// type and value.
+    /// A human-readable dump: container, path, volume, our Linux facts (decoded), then every TOC
+    /// and key with its name, type and value.
     public var text: String {
         var lines: [String] = []
         if let origin { lines.append("source:     \(origin)") }
@@ -191,6 +191,8 @@ public struct BookmarkInspection: Sendable {
         if let b = record.bootVolume {
             lines.append("bootVolume: \(b.name?.escaped ?? "?") \(b.uuid ?? "") at \(b.path?.escaped ?? "?")")
         }
+        let linux = record.linux
+        if !linux.isEmpty { lines.append("linux:      " + Self.linuxText(linux)) }
         for toc in record.document.tocs {
             let label = toc.id == BookmarkTOC.targetID ? " (target)" : (toc.id == BookmarkTOC.bootVolumeID ? " (boot volume)" : "")
             lines.append("TOC \(hex32(toc.id))\(label): \(toc.entries.count) entries")
@@ -205,6 +207,21 @@ public struct BookmarkInspection: Sendable {
         }
         if let e = source?.aliasRecordError { lines.append("alias record error: \(e)") }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Our Linux facts on one line, decoded (the compact item is otherwise shown as data).
+    static func linuxText(_ l: LinuxFileFacts) -> String {
+        var parts: [String] = []
+        if let v = l.generation { parts.append("generation \(v)") }
+        if let v = l.handleType { parts.append("handle type \(v)") }
+        if let v = l.handle { parts.append("handle " + hexString(v)) }
+        if let v = l.birthTime { parts.append("born \(v.seconds).\(String(v.nanoseconds).leftPadded(9))") }
+        if let v = l.subvolumeID { parts.append("subvolume \(v)") }
+        if let v = l.volumeUUIDSource { parts.append("uuid from \(v.rawValue)") }
+        if let v = l.mountRelativePath { parts.append("mount-relative \(v.escaped)") }
+        if let v = l.fsType { parts.append(v) }
+        if let v = l.fsid { parts.append("fsid " + hexString(v.bytes)) }
+        return parts.joined(separator: ", ")
     }
 
     /// One-line rendering of an item's value.
@@ -246,4 +263,5 @@ func printableASCII(_ b: [UInt8]) -> String? {
 
 extension String {
     fileprivate func padding(_ n: Int) -> String { count >= n ? self : self + String(repeating: " ", count: n - count) }
+    fileprivate func leftPadded(_ n: Int) -> String { count >= n ? self : String(repeating: "0", count: n - count) + self }
 }

@@ -9,7 +9,7 @@
 public enum BookmarkKey: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// A numeric key such as `0x1004` (pathComponents).
     case numeric(UInt32)
-    /// A string key such as `NSURLVolumeURLKey` or one of our `org.swift-bookmarks.linux.*` keys.
+    /// A string key such as `NSURLVolumeURLKey` or our `org.swift-bookmarks.linux`.
     case string(ByteString)
 
     /// Orders numeric keys first (by value), then string keys (by bytes).
@@ -31,12 +31,15 @@ public enum BookmarkKey: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// Apple's debug name for a known numeric key (from `NSURLBookmarkDetailedDescription`),
-    /// our name for one of our string keys, else `nil`.
+    /// our name for one of our string keys (`linux` for `org.swift-bookmarks.linux`,
+    /// `linux.generation` for `org.swift-bookmarks.linux.generation`), else `nil`.
     public var name: String? {
         switch self {
         case .numeric(let v): return BookmarkKey.appleNames[v]
         case .string(let s):
-            guard let text = s.string, text.hasPrefix(LinuxKeys.prefix) else { return nil }
+            guard let text = s.string else { return nil }
+            if text == LinuxKeys.compactName { return "linux" }
+            guard text.hasPrefix(LinuxKeys.prefix) else { return nil }
             return "linux." + text.dropFirst(LinuxKeys.prefix.count)
         }
     }

@@ -57,7 +57,13 @@ public struct BookmarkRecord: Sendable, Hashable {
             }
             return out
         }
-        set { self[.pathComponents] = newValue.map { .array($0.map(Self.pathComponentItem)) } }
+        set {
+            // The Linux facts may store their mount-relative path as a count of these
+            // components: keep the path they read before.
+            let facts = linuxFactsFollowingPath
+            self[.pathComponents] = newValue.map { .array($0.map(Self.pathComponentItem)) }
+            if let facts { try? setLinuxFacts(facts) }
+        }
     }
 
     /// The item ``pathComponents`` stores for one component. A caller that makes many records
@@ -65,7 +71,9 @@ public struct BookmarkRecord: Sendable, Hashable {
     /// ``setPathComponents(items:)``: they are then shared, not built again.
     package static func pathComponentItem(_ component: ByteString) -> BookmarkItem { .string(component) }
 
-    /// Sets ``pathComponents`` from items made by ``pathComponentItem(_:)``.
+    /// Sets ``pathComponents`` from items made by ``pathComponentItem(_:)``. Unlike the
+    /// property's setter it does not store the Linux facts again: for creation, which sets them
+    /// afterwards.
     package mutating func setPathComponents(items: [BookmarkItem]) { self[.pathComponents] = .array(items) }
 
     /// The path as bytes: `"/" + join(pathComponents, "/")`, or `nil` without components.
@@ -267,7 +275,7 @@ public struct BookmarkRecord: Sendable, Hashable {
         diskImageTOCID.flatMap { document[tocID: $0] }
     }
 
-    // MARK: - Legacy alias, Linux facts, string keys
+    // MARK: - Legacy alias, string keys
 
     /// `0xFE00` aliasData: the raw embedded `alis` record.
     public var aliasData: [UInt8]? {
@@ -280,39 +288,6 @@ public struct BookmarkRecord: Sendable, Hashable {
     public func embeddedAliasRecord() throws(BookmarkFormatError) -> AliasRecord? {
         guard let data = aliasData else { return nil }
         return try AliasRecord(decoding: data)
-    }
-
-    /// Our per-file Linux facts alone (generation, handle, birth time, subvolume, mount-relative
-    /// path), with the volume's facts `nil`: cheaper than ``linux`` when those are not needed.
-    package var linuxFileFacts: LinuxFileFacts {
-        document.targetTOC.map { LinuxFileFacts(toc: $0, includingVolumeFacts: false) } ?? LinuxFileFacts()
-    }
-
-    /// Our Linux facts (string keys under `org.swift-bookmarks.linux.`). Setting a birth time outside
-    /// the 64-bit nanosecond range drops it; use ``setLinuxFacts(_:)`` to get an error instead.
-    public var linux: LinuxFileFacts {
-        get { document.targetTOC.map(LinuxFileFacts.init(toc:)) ?? LinuxFileFacts() }
-        set {
-            var facts = newValue
-            if facts.birthTime?.totalNanoseconds == nil { facts.birthTime = nil }
-            try? setLinuxFacts(facts)
-        }
-    }
-
-    /// Stores our Linux facts.
-    /// - Throws: ``BookmarkFormatError`` (`unencodable`) for a birth time out of range.
-    public mutating func setLinuxFacts(_ facts: LinuxFileFacts) throws(BookmarkFormatError) {
-        try document.modifyTargetTOC { (toc: inout BookmarkTOC) throws(BookmarkFormatError) in try facts.apply(to: &toc) }
-    }
-
-    /// Stores the per-file Linux facts (generation, handle type and bytes, birth time, subvolume,
-    /// mount-relative path) and leaves the volume's (UUID source, file-system type, fsid) as
-    /// they are: for records started from a copy that already carries the volume's facts.
-    /// - Throws: ``BookmarkFormatError`` (`unencodable`) for a birth time out of range.
-    package mutating func setLinuxFileFacts(_ facts: LinuxFileFacts) throws(BookmarkFormatError) {
-        try document.modifyTargetTOC { (toc: inout BookmarkTOC) throws(BookmarkFormatError) in
-            try facts.apply(to: &toc, includingVolumeFacts: false)
-        }
     }
 
     /// String-keyed values of the target TOC (resource values stored with

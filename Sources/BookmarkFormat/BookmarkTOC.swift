@@ -33,16 +33,22 @@ package struct BookmarkTOC: Sendable, Hashable {
     /// The item stored under `key`; setting `nil` removes the entry.
     package subscript(key: BookmarkKey) -> BookmarkItem? {
         get { index(of: key).map { entries[$0].value } }
-        set {
-            let i = lowerBound(key)
-            let present = i < entries.count && entries[i].key == key
-            switch (newValue, present) {
-            case (let v?, true): entries[i].value = v
-            case (let v?, false): entries.insert(BookmarkEntry(key: key, value: v), at: i)
-            case (nil, true): entries.remove(at: i)
-            case (nil, false): break
-            }
+        set { set(newValue, for: key) }
+    }
+
+    /// Sets or removes the item under `key`, and returns the index of the first entry whose key
+    /// sorts after `key` (for a caller that goes on to the keys that follow).
+    @discardableResult
+    mutating func set(_ value: BookmarkItem?, for key: BookmarkKey) -> Int {
+        let i = lowerBound(key)
+        let present = i < entries.count && entries[i].key == key
+        switch (value, present) {
+        case (let v?, true): entries[i].value = v
+        case (let v?, false): entries.insert(BookmarkEntry(key: key, value: v), at: i)
+        case (nil, true): entries.remove(at: i); return i
+        case (nil, false): return i
         }
+        return i + 1
     }
 
     /// The keys, in order.
@@ -53,7 +59,8 @@ package struct BookmarkTOC: Sendable, Hashable {
         return i < entries.count && entries[i].key == key ? i : nil
     }
 
-    private func lowerBound(_ key: BookmarkKey) -> Int {
+    /// The index of `key`, or where it would be inserted.
+    func lowerBound(_ key: BookmarkKey) -> Int {
         if case .numeric(let wanted) = key {
             // Numeric keys sort before string keys and by value: compare words, not enums.
             return entries.withUnsafeBufferPointer { buffer in

@@ -4,13 +4,14 @@
 /// The string keys bookmarks usually carry, as shared ``ByteString`` values.
 ///
 /// A decoded string key must be a ``BookmarkKey/string(_:)`` holding its own bytes, which costs
-/// an allocation per key; our bookmarks carry about ten (the Linux keys and the resource values
-/// Apple stores by name). Decoding one of these names reuses the shared value instead, which is
+/// an allocation per key; our bookmarks carry a few (our Linux key, nine in 0.1's bookmarks, and
+/// the resource values Apple stores by name). Decoding one of these names reuses the shared value instead, which is
 /// equal to a freshly built one in every way.
 enum KnownStringKeys {
-    /// The Linux keys and the resource-value names that ``BookmarkKit`` records.
+    /// Our Linux keys (the compact one and those of 0.1) and the resource-value names that
+    /// ``BookmarkKit`` records.
     static let all: [ByteString] = {
-        var names: [ByteString] = LinuxKeys.all.compactMap {
+        var names: [ByteString] = ([LinuxKeys.compact] + LinuxKeys.legacy).compactMap {
             if case .string(let name) = $0 { return name }
             return nil
         }

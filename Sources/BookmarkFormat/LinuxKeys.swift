@@ -3,10 +3,20 @@
 
 /// The string keys under which we store Linux-only facts. Apple's parsers treat string keys as
 /// extra resource values, so bookmarks carrying them stay readable by mac_alias, fq and macOS.
-/// Docs/FORMAT.md defines each key's item type and meaning.
+/// Docs/FORMAT.md §3 defines each key's item and meaning.
 package enum LinuxKeys: Sendable {
-    /// The prefix of every key we define.
-    package static let prefix = "org.swift-bookmarks.linux."
+    /// The name of ``compact``.
+    package static let compactName = "org.swift-bookmarks.linux"
+
+    /// Data: every Linux fact in one versioned binary record (``CompactLinuxFacts``). What
+    /// bookmarks are written with since 0.2.
+    package static let compact = BookmarkKey.string(ByteString(compactName))
+
+    /// The prefix of every other key we define: the 0.1 keys below and the signature of signed
+    /// bookmarks. `compactName` followed by a dot, so all of them sort right after ``compact``.
+    package static let prefix = compactName + "."
+
+    // MARK: - The 0.1 layout: one key per fact, read when a bookmark has no compact item
 
     /// SInt64: the inode generation (`FS_IOC_GETVERSION`), as an unsigned bit pattern.
     package static let generation = BookmarkKey.string(ByteString(prefix + "generation"))
@@ -20,15 +30,15 @@ package enum LinuxKeys: Sendable {
     package static let subvolumeID = BookmarkKey.string(ByteString(prefix + "subvolumeID"))
     /// String: where the volume UUID (`0x2011`) came from, one of ``VolumeUUIDSource``.
     package static let volumeUUIDSource = BookmarkKey.string(ByteString(prefix + "volumeUUIDSource"))
-    /// String (bytes): the target's path relative to its mount point, without a leading `/`.
+    /// String (bytes): the target's path relative to its mount point, with a leading `/`.
     package static let mountRelativePath = BookmarkKey.string(ByteString(prefix + "mountRelativePath"))
     /// String: the file-system type name from `/proc/self/mountinfo` (e.g. `ext4`).
     package static let fsType = BookmarkKey.string(ByteString(prefix + "fsType"))
     /// Data, 8 bytes: `statfs` `f_fsid`, `val[0]` then `val[1]`, each little-endian 32-bit.
     package static let fsid = BookmarkKey.string(ByteString(prefix + "fsid"))
 
-    /// Every key we define.
-    package static let all: [BookmarkKey] = [
+    /// The nine keys of the 0.1 layout, which writing the facts removes.
+    package static let legacy: [BookmarkKey] = [
         generation, handleType, handle, birthTime, subvolumeID, volumeUUIDSource, mountRelativePath, fsType, fsid,
     ]
 }
@@ -109,95 +119,5 @@ public struct LinuxFSID: Sendable, Hashable {
         guard bytes.count == 8 else { return nil }
         val0 = UInt32(littleEndianBytes: Array(bytes[0..<4]))
         val1 = UInt32(littleEndianBytes: Array(bytes[4..<8]))
-    }
-}
-
-/// The Linux facts a bookmark made on Linux carries, beside Apple's keys.
-public struct LinuxFileFacts: Sendable, Hashable {
-    /// Inode generation.
-    public var generation: UInt64?
-    /// File-handle type from `name_to_handle_at`.
-    public var handleType: Int32?
-    /// File-handle bytes from `name_to_handle_at`.
-    public var handle: [UInt8]?
-    /// Birth time from `statx`.
-    public var birthTime: LinuxTimestamp?
-    /// btrfs subvolume id.
-    public var subvolumeID: UInt64?
-    /// Where the volume UUID came from.
-    public var volumeUUIDSource: VolumeUUIDSource?
-    /// Path relative to the mount point (no leading `/`).
-    public var mountRelativePath: ByteString?
-    /// File-system type name.
-    public var fsType: String?
-    /// `statfs` `f_fsid`.
-    public var fsid: LinuxFSID?
-
-    /// Creates facts.
-    public init(generation: UInt64? = nil, handleType: Int32? = nil, handle: [UInt8]? = nil,
-                birthTime: LinuxTimestamp? = nil, subvolumeID: UInt64? = nil,
-                volumeUUIDSource: VolumeUUIDSource? = nil, mountRelativePath: ByteString? = nil,
-                fsType: String? = nil, fsid: LinuxFSID? = nil)
-    {
-        self.generation = generation
-        self.handleType = handleType
-        self.handle = handle
-        self.birthTime = birthTime
-        self.subvolumeID = subvolumeID
-        self.volumeUUIDSource = volumeUUIDSource
-        self.mountRelativePath = mountRelativePath
-        self.fsType = fsType
-        self.fsid = fsid
-    }
-
-    /// Whether no fact is set.
-    public var isEmpty: Bool { self == LinuxFileFacts() }
-
-    /// Reads the facts from `toc` (values of an unexpected type read as `nil`).
-    package init(toc: BookmarkTOC) {
-        self.init(toc: toc, includingVolumeFacts: true)
-    }
-
-    /// ``init(toc:)``, or the per-file facts alone (the volume's left `nil`).
-    init(toc: BookmarkTOC, includingVolumeFacts: Bool) {
-        generation = toc[LinuxKeys.generation]?.integerValue.map { UInt64(bitPattern: $0) }
-        handleType = toc[LinuxKeys.handleType]?.integerValue.flatMap { Int32(exactly: $0) }
-        handle = toc[LinuxKeys.handle]?.dataValue
-        birthTime = toc[LinuxKeys.birthTime]?.integerValue.map(LinuxTimestamp.init(totalNanoseconds:))
-        subvolumeID = toc[LinuxKeys.subvolumeID]?.integerValue.map { UInt64(bitPattern: $0) }
-        mountRelativePath = toc[LinuxKeys.mountRelativePath]?.byteString
-        guard includingVolumeFacts else { return }
-        volumeUUIDSource = toc[LinuxKeys.volumeUUIDSource]?.stringValue.map(VolumeUUIDSource.init(rawValue:))
-        fsType = toc[LinuxKeys.fsType]?.stringValue
-        fsid = toc[LinuxKeys.fsid]?.dataValue.flatMap(LinuxFSID.init(bytes:))
-    }
-
-    /// Writes the facts into `toc`; `nil` fields remove their key.
-    /// - Throws: ``BookmarkFormatError`` (`unencodable`) for a birth time beyond what 64-bit
-    ///   nanoseconds hold (before 1678 or after 2262).
-    package func apply(to toc: inout BookmarkTOC) throws(BookmarkFormatError) {
-        try apply(to: &toc, includingVolumeFacts: true)
-    }
-
-    /// ``apply(to:)``, or without the volume's facts (UUID source, type, fsid), which are then
-    /// left as they are in `toc`.
-    func apply(to toc: inout BookmarkTOC, includingVolumeFacts: Bool) throws(BookmarkFormatError) {
-        toc[LinuxKeys.generation] = generation.map { .int64(Int64(bitPattern: $0)) }
-        toc[LinuxKeys.handleType] = handleType.map(BookmarkItem.int32)
-        toc[LinuxKeys.handle] = handle.map(BookmarkItem.data)
-        if let b = birthTime {
-            guard let ns = b.totalNanoseconds else {
-                throw BookmarkFormatError(.unencodable("birth time out of the 64-bit nanosecond range"), at: nil)
-            }
-            toc[LinuxKeys.birthTime] = .int64(ns)
-        } else {
-            toc[LinuxKeys.birthTime] = nil
-        }
-        toc[LinuxKeys.subvolumeID] = subvolumeID.map { .int64(Int64(bitPattern: $0)) }
-        toc[LinuxKeys.mountRelativePath] = mountRelativePath.map(BookmarkItem.string)
-        guard includingVolumeFacts else { return }
-        toc[LinuxKeys.volumeUUIDSource] = volumeUUIDSource.map { .string($0.rawValue) }
-        toc[LinuxKeys.fsType] = fsType.map { .string($0) }
-        toc[LinuxKeys.fsid] = fsid.map { .data($0.bytes) }
     }
 }

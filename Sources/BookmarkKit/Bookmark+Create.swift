@@ -73,7 +73,8 @@ extension Bookmark {
         }
     }
 
-    /// Fills the record's path, IDs, flags, volume and Linux facts.
+    /// Fills the record's path, IDs, flags and Linux facts (the path first: the Linux facts
+    /// store the mount-relative path as a count of its components).
     ///
     /// - Parameters:
     ///   - ancestors: The inode numbers of the directories on the path (from the ancestor cache),
@@ -122,7 +123,7 @@ extension Bookmark {
         return ids
     }
 
-    /// The object's own facts: inode, birth time, kind flags and the per-file Linux facts.
+    /// The object's own facts: inode, birth time, kind flags and the Linux facts.
     static func fillIdentity(_ record: inout BookmarkRecord, path bytes: [UInt8], name: [UInt8]?, id: FileID) throws {
         record.fileID = Int64(bitPattern: id.inode)
         record.creationDate = id.birthTime.map { BookmarkDate(unixSeconds: $0.timeIntervalSince1970) }
@@ -140,12 +141,16 @@ extension Bookmark {
         var relative = bytes.count >= mountPoint.count ? Array(bytes[mountPoint.count...]) : bytes
         if mountPoint == [UInt8(ascii: "/")] { relative = bytes }
         if relative.first != UInt8(ascii: "/") { relative.insert(UInt8(ascii: "/"), at: 0) }
+        // One item holds the file's and the volume's facts: the volume's are copied from `Volume`
+        // (no system call), and encoding the whole item is a few dozen bytes.
+        let volume = id.volume
         let facts = LinuxFileFacts(
             generation: id.generation.map(UInt64.init), handleType: id.handle?.type, handle: id.handle?.bytes,
             birthTime: id.birthTime.map { LinuxTimestamp(seconds: $0.seconds, nanoseconds: $0.nanoseconds) },
-            subvolumeID: id.subvolume, mountRelativePath: ByteString(bytes: relative))
-        // The volume's facts (UUID source, type, fsid) are in the template already.
-        try record.setLinuxFileFacts(facts)
+            subvolumeID: id.subvolume, volumeUUIDSource: formatSource(volume), mountRelativePath: ByteString(bytes: relative),
+            fsType: volume.fsType, fsid: volume.fsid.map(LinuxFSID.init))
+        // `fill` split the record's components from `bytes`.
+        try record.setLinuxFacts(facts, componentsSplitFrom: bytes)
     }
 
     /// The flags creation records (`0x1010`): which of these it knows, and which are set.
@@ -177,9 +182,7 @@ extension Bookmark {
     /// instead of inserting one (an insert moves the entries after it, and the first one copies
     /// the template's entries into a larger buffer). `fill` and `create` assign every one of them.
     static func keysSetPerFile(minimal: Bool) -> [BookmarkKey] {
-        var keys: [BookmarkKey] = [.pathComponents, .resourceProps, .fileName, .fileID, .creationDate]
-        keys += [LinuxKeys.generation, LinuxKeys.handleType, LinuxKeys.handle, LinuxKeys.birthTime]
-        keys += [LinuxKeys.subvolumeID, LinuxKeys.mountRelativePath]
+        var keys: [BookmarkKey] = [.pathComponents, .resourceProps, .fileName, .fileID, .creationDate, LinuxKeys.compact]
         if !minimal {
             keys += [.fileIDs, ResourceKey.fileSize.bookmarkKey, ResourceKey.contentModificationDate.bookmarkKey]
         }
@@ -197,9 +200,6 @@ extension Bookmark {
             record.volume = volumeFacts(volume, minimal: minimal, volumes: volumes)
             if !minimal { record.userUID = uid }
             record.creationOptions = options.rawValue
-            // The same for every file on the volume.
-            try? record.setLinuxFacts(
-                LinuxFileFacts(volumeUUIDSource: formatSource(volume), fsType: volume.fsType, fsid: volume.fsid.map(LinuxFSID.init)))
             for key in keysSetPerFile(minimal: minimal) { record[key] = .null }
             return record
         }

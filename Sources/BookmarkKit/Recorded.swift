@@ -41,8 +41,9 @@ final class Recorded: Sendable {
         filePath = FilePath(bytes: path)
         fileIDs = (record.fileIDs ?? []).map { $0.map { UInt64(bitPattern: $0) } }
         inode = record.fileID.map { UInt64(bitPattern: $0) } ?? fileIDs.last.flatMap { $0 }
-        // Only what resolution uses: the volume's own Linux facts are not read.
-        let linux = record.linuxFileFacts
+        // The components read above: the compact Linux item may store the mount-relative path
+        // as a count of them.
+        let linux = record.linuxFacts(pathComponents: components)
         generation = linux.generation
         birthTime = linux.birthTime.map { Timestamp(seconds: $0.seconds, nanoseconds: $0.nanoseconds) }
         subvolume = linux.subvolumeID

@@ -54,7 +54,11 @@ enum RandomRecords {
                 handle: (0..<8).map { _ in UInt8(truncatingIfNeeded: g.next()) },
                 birthTime: LinuxTimestamp(seconds: Int64(g.next() % 2_000_000_000), nanoseconds: UInt32(g.next() % 1_000_000_000)),
                 subvolumeID: g.next() % 300, volumeUUIDSource: .blkid,
-                mountRelativePath: ByteString(comps.map(\.escaped).joined(separator: "/")),
+                // Even depths: the path's last half below "/", which is stored as a component
+                // count; odd: bytes that are not a suffix of the path.
+                mountRelativePath: depth % 2 == 0
+                    ? ByteString(bytes: [0x2F] + comps.suffix(depth / 2).map(\.bytes).joined(separator: [0x2F]))
+                    : ByteString(comps.map(\.escaped).joined(separator: "/")),
                 fsType: ["ext4", "xfs", "btrfs"][Int(g.next() % 3)],
                 fsid: LinuxFSID(UInt32(truncatingIfNeeded: g.next()), UInt32(truncatingIfNeeded: g.next())))
         }
