@@ -31,13 +31,18 @@ package struct BookmarkQuickView {
     package init?(_ bytes: UnsafeRawBufferPointer) {
         guard let view = QuickReader(bytes), let toc = view.targetTOC() else { return nil }
         var pathOffset: UInt32?
+        var compactOffset: UInt32?
         var fileIDsOffset: UInt32?
         var fileIDOffset: UInt32?
         for entry in 0..<toc.count {
             let at = toc.entries + 12 * entry
             guard let key = view.word(at), let item = view.word(at + 4) else { return nil }
             if key & 0x8000_0000 != 0 {
-                guard view.readLinuxKey(named: key & 0x7FFF_FFFF, item: item, into: &linux) else { return nil }
+                if view.isCompactKey(key & 0x7FFF_FFFF) {
+                    compactOffset = item
+                } else {
+                    guard view.readLinuxKey(named: key & 0x7FFF_FFFF, item: item, into: &linux) else { return nil }
+                }
                 continue
             }
             switch key {
@@ -57,8 +62,23 @@ package struct BookmarkQuickView {
             default: break
             }
         }
-        guard let pathOffset, let joined = view.joinedPath(pathOffset) else { return nil }
+        guard let pathOffset, let (joined, plain) = view.joinedPath(pathOffset) else { return nil }
         path = joined
+        // The compact item wins over the 0.1 keys, as in full decoding; one it cannot read sends
+        // the record to full decoding.
+        if let compactOffset {
+            guard let (type, payload, length) = view.item(compactOffset), type == BookmarkItem.TypeCode.data,
+                let decoded = try? CompactLinuxFacts.decode(
+                    UnsafeRawBufferPointer(rebasing: bytes[payload..<payload + length]), pathComponents: { nil })
+            else { return nil }
+            linux = decoded.facts
+            if let count = decoded.trailingComponents {
+                // The path under the mount point is the last `count` components: a suffix of the
+                // joined path when no component is empty or holds a slash.
+                guard plain, let suffix = Self.trailing(count, of: joined) else { return nil }
+                linux.mountRelativePath = ByteString(bytes: suffix)
+            }
+        }
         if let fileIDOffset {
             guard let value = view.integer(fileIDOffset) else { return nil }
             inode = UInt64(bitPattern: value)
@@ -66,6 +86,24 @@ package struct BookmarkQuickView {
             guard let last = view.lastInteger(fileIDsOffset) else { return nil }
             inode = last.map { UInt64(bitPattern: $0) }
         }
+    }
+}
+
+extension BookmarkQuickView {
+    /// `/` and the last `count` components of `path` (`/`, then components joined by `/`), as
+    /// `CompactLinuxFacts.joinedTrailing` makes it; `nil` when there are fewer.
+    static func trailing(_ count: UInt64, of path: [UInt8]) -> [UInt8]? {
+        if count == 0 { return [UInt8(ascii: "/")] }
+        var seen: UInt64 = 0
+        var index = path.count
+        while index > 0 {
+            index -= 1
+            if path[index] == UInt8(ascii: "/") {
+                seen += 1
+                if seen == count { return Array(path[index...]) }
+            }
+        }
+        return nil
     }
 }
 
@@ -163,13 +201,14 @@ private struct QuickReader {
         return .some(last)
     }
 
-    /// The path of an array of strings: `/` and each component.
-    func joinedPath(_ offset: UInt32) -> [UInt8]? {
+    /// The path of an array of strings: `/` and each component; `plain` when no component is
+    /// empty or holds a slash (so that splitting the path at `/` gives the components back).
+    func joinedPath(_ offset: UInt32) -> (path: [UInt8], plain: Bool)? {
         guard let (type, payload, length) = item(offset), type == BookmarkItem.TypeCode.array, length % 4 == 0 else {
             return nil
         }
         let count = length / 4
-        if count == 0 { return [UInt8(ascii: "/")] }
+        if count == 0 { return ([UInt8(ascii: "/")], true) }
         var total = 0
         for index in 0..<count {
             guard let element = word(payload + 4 * index), let (kind, _, size) = item(element),
@@ -179,16 +218,27 @@ private struct QuickReader {
         }
         var path: [UInt8] = []
         path.reserveCapacity(total)
+        var plain = true
         for index in 0..<count {
             guard let element = word(payload + 4 * index), let (_, at, size) = item(element) else { return nil }
+            let component = UnsafeRawBufferPointer(rebasing: bytes[at..<at + size])
+            if size == 0 || component.contains(UInt8(ascii: "/")) { plain = false }
             path.append(UInt8(ascii: "/"))
-            path.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[at..<at + size]))
+            path.append(contentsOf: component)
         }
-        return path
+        return (path, plain)
     }
 
-    /// Reads a string-keyed entry: one of our per-file Linux keys into `facts`, any other name
-    /// ignored. `false` when the key or a Linux value is not the plain layout.
+    /// Whether the string key at data offset `keyOffset` is `org.swift-bookmarks.linux`.
+    func isCompactKey(_ keyOffset: UInt32) -> Bool {
+        guard let (type, at, size) = item(keyOffset), type == BookmarkItem.TypeCode.string,
+            size == QuickLinuxField.compactName.count
+        else { return false }
+        return QuickLinuxField.same(QuickLinuxField.compactName, UnsafeRawBufferPointer(rebasing: bytes[at..<at + size]))
+    }
+
+    /// Reads a string-keyed entry: one of our per-file Linux keys of 0.1 into `facts`, any other
+    /// name ignored. `false` when the key or a Linux value is not the plain layout.
     func readLinuxKey(named keyOffset: UInt32, item: UInt32, into facts: inout LinuxFileFacts) -> Bool {
         guard let (type, at, size) = self.item(keyOffset), type == BookmarkItem.TypeCode.string else { return false }
         let name = UnsafeRawBufferPointer(rebasing: bytes[at..<at + size])
@@ -222,6 +272,7 @@ private enum QuickLinuxField {
     case generation, handleType, handle, birthTime, subvolumeID, mountRelativePath
 
     private static let prefix = Array(LinuxKeys.prefix.utf8)
+    static let compactName = Array(LinuxKeys.compactName.utf8)
     private static let names: [QuickLinuxField: [UInt8]] = [
         .generation: Array("generation".utf8), .handleType: Array("handleType".utf8), .handle: Array("handle".utf8),
         .birthTime: Array("birthTime".utf8), .subvolumeID: Array("subvolumeID".utf8),
@@ -249,7 +300,7 @@ private enum QuickLinuxField {
         self = candidate.1
     }
 
-    private static func same(_ expected: [UInt8], _ bytes: UnsafeRawBufferPointer) -> Bool {
+    static func same(_ expected: [UInt8], _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard expected.count == bytes.count else { return false }
         return expected.withUnsafeBytes { e in
             var index = 0

@@ -34,6 +34,8 @@ enum CompactLinuxFacts {
         /// Whether the mount-relative path was stored as a count of trailing path components, so
         /// that it follows `0x1004`: a caller changing the components must store the facts again.
         var pathIsComponentCount: Bool
+        /// That count, when it was (for readers that join the components themselves).
+        var trailingComponents: UInt64? = nil
     }
 
     /// What a mount-relative path may be stored as a count of.
@@ -206,6 +208,7 @@ enum CompactLinuxFacts {
         let mask = try r.varint()
         var facts = LinuxFileFacts()
         var pathIsComponentCount = false
+        var trailingComponents: UInt64?
         if mask & Field.generation != 0 { facts.generation = try r.varint() }
         if mask & Field.handleType != 0 { facts.handleType = Int32(exactly: try r.signedVarint()) }
         if mask & Field.handle != 0 { facts.handle = try r.lengthPrefixed() }
@@ -229,12 +232,13 @@ enum CompactLinuxFacts {
                 facts.mountRelativePath = ByteString(bytes: try r.bytes(length: tag >> 1))
             } else {
                 pathIsComponentCount = true
+                trailingComponents = tag >> 1
                 facts.mountRelativePath = pathComponents().flatMap { joinedTrailing(tag >> 1, of: $0) }
             }
         }
         if mask & Field.fsType != 0 { facts.fsType = String(validating: try r.lengthPrefixed(), as: UTF8.self) }
         if mask & Field.fsid != 0 { facts.fsid = LinuxFSID(bytes: try r.bytes(8)) }
-        return Decoded(facts: facts, pathIsComponentCount: pathIsComponentCount)
+        return Decoded(facts: facts, pathIsComponentCount: pathIsComponentCount, trailingComponents: trailingComponents)
     }
 
     /// `"/"` and the last `count` components joined by `"/"`; `nil` when there are fewer.

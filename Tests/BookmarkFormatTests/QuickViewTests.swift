@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+// The quick view reads a few items straight from the bytes; whenever it answers, the answer must
+// be the one full decoding gives.
+import BookmarkFormat
+import Testing
+import VolumeFixtures
+
+@Suite("The quick view of stored bookmark data")
+struct QuickViewTests {
+    /// What the quick view reads, from a fully decoded record.
+    static func expected(_ record: BookmarkRecord) -> (path: [UInt8], inode: UInt64?, uuid: [UInt8]?, volumePath: [UInt8]?,
+                                                         volumeName: [UInt8]?, linux: LinuxFileFacts)
+    {
+        var path: [UInt8] = []
+        for component in record.pathComponents ?? [] { path += [UInt8(ascii: "/")] + component.bytes }
+        if path.isEmpty { path = [UInt8(ascii: "/")] }
+        let inode = record.fileID.map { UInt64(bitPattern: $0) } ?? record.fileIDs?.last.flatMap { $0.map { UInt64(bitPattern: $0) } }
+        let volume = record.volumeIdentity
+        return (path, inode, volume.uuid.map { Array($0.utf8) }, volume.path?.bytes, volume.name?.bytes, perFile(record.linux))
+    }
+
+    /// The per-file facts (the quick view need not read the volume's).
+    static func perFile(_ facts: LinuxFileFacts) -> LinuxFileFacts {
+        var facts = facts
+        facts.volumeUUIDSource = nil
+        facts.fsType = nil
+        facts.fsid = nil
+        return facts
+    }
+
+    static func check(_ bytes: [UInt8], _ full: BookmarkRecord) -> Bool {
+        guard let quick = bytes.withUnsafeBytes({ BookmarkQuickView($0) }) else { return false }
+        let want = expected(full)
+        #expect(quick.path == want.path)
+        #expect(quick.inode == want.inode)
+        // Full decoding reads the UUID as text (nil when it is not UTF-8); the batch validates the
+        // quick view's bytes the same way before it looks the volume up.
+        #expect(quick.volumeUUID.flatMap { String(validating: $0, as: UTF8.self) }.map { Array($0.utf8) } == want.uuid)
+        #expect(quick.volumePath == want.volumePath)
+        #expect(quick.volumeName == want.volumeName)
+        #expect(perFile(quick.linux) == want.linux)
+        return true
+    }
+
+    @Test("random records with our Linux facts (compact, path as a component count or as bytes): the same facts")
+    func randomRecords() throws {
+        var answered = 0
+        for seed in 0..<300 as Range<UInt64> {
+            var record = RandomRecords.record(seed: seed, interop: false)
+            let components = record.pathComponents ?? []
+            // A mount-relative path that is a suffix of the path (stored as a count) or not (bytes).
+            let relative: ByteString = seed % 2 == 0 && !components.isEmpty
+                ? ByteString(bytes: [UInt8(ascii: "/")] + components.last!.bytes) : "/elsewhere/x"
+            try record.setLinuxFacts(LinuxFileFacts(
+                generation: seed, handleType: 1, handle: [1, 2, 3], birthTime: LinuxTimestamp(seconds: Int64(seed), nanoseconds: 5),
+                subvolumeID: seed % 3 == 0 ? 256 : nil, volumeUUIDSource: .ext4Ioctl, mountRelativePath: relative,
+                fsType: "ext4", fsid: LinuxFSID(1, 2)))
+            let bytes = try record.encoded()
+            if Self.check(bytes, try BookmarkRecord(decoding: bytes)) { answered += 1 }
+        }
+        // Random records hold items of every type, so some fall outside the plain layout; most must not.
+        #expect(answered > 150, "\(answered) of 300 answered")
+    }
+
+    @Test("a bookmark written by 0.1 (nine string keys): the same facts")
+    func legacy() throws {
+        let bytes = LegacyBookmark.bytes
+        #expect(Self.check(bytes, try BookmarkRecord(decoding: bytes)))
+    }
+
+    @Test("mutated bytes: never a trap, and an answer agrees with full decoding wherever that succeeds")
+    func mutations() throws {
+        var record = RandomRecords.record(seed: 7, interop: false)
+        try record.setLinuxFacts(LinuxFileFacts(generation: 3, handleType: 1, handle: [9, 9], birthTime: LinuxTimestamp(seconds: 1, nanoseconds: 2)))
+        let original = try record.encoded()
+        var random = SplitMix(seed: 99)
+        var compared = 0
+        for _ in 0..<5000 {
+            var bytes = original
+            for _ in 0..<(1 + Int(random.next() % 3)) {
+                bytes[Int(random.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: random.next())
+            }
+            if Int(random.next() % 10) == 0 { bytes = Array(bytes.prefix(Int(random.next() % UInt64(bytes.count)))) }
+            let quick = bytes.withUnsafeBytes { BookmarkQuickView($0) }
+            if quick != nil, let full = try? BookmarkRecord(decoding: bytes) {
+                _ = Self.check(bytes, full)
+                compared += 1
+            }
+        }
+        #expect(compared > 100)
+    }
+}
