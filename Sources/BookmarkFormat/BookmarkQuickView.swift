@@ -11,7 +11,7 @@
 /// a number of another width, a TOC chain with more than one TOC. The caller then decodes the
 /// bookmark in full, so every unusual or hostile record takes the validated path, and the quick
 /// path can never read outside `bytes` or trap.
-package struct BookmarkQuickView {
+package struct BookmarkQuickView: Sendable {
     /// The recorded path: the components of `0x1004` joined, `/` first.
     package var path: [UInt8] = []
     /// `0x1030`, else the last of `0x1005`.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import BookmarkFormat
+import Dispatch
 import FileIdentity
 import SecureFiles
 import SystemPackage
@@ -64,10 +65,45 @@ extension BatchResolution {
     /// (see ``quickPending(_:source:index:)``); otherwise decoded in full now and taken through
     /// the usual steps.
     mutating func add(stored bytes: UnsafeRawBufferPointer, source: StoredSource) {
+        add(stored: bytes, source: source, view: BookmarkQuickView(bytes))
+    }
+
+    /// ``add(stored:source:)`` for many records of a file, their quick views read on several
+    /// threads when there are many (the rest is one pass on the calling thread, in order).
+    mutating func add(stored records: [(bytes: UnsafeRawBufferPointer, offset: Int)]) {
+        let threads = records.count >= 256 ? threads(for: 4096) : 1
+        var views = [BookmarkQuickView?](repeating: nil, count: records.count)
+        if threads > 1 {
+            views.withUnsafeMutableBufferPointer { buffer in
+                // Each chunk writes its own slots; the records' bytes live until this call returns.
+                nonisolated(unsafe) let slots = buffer
+                nonisolated(unsafe) let records = records
+                let chunks = min(threads * 4, records.count)
+                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                    for index in (records.count * chunk / chunks)..<(records.count * (chunk + 1) / chunks) {
+                        slots[index] = BookmarkQuickView(records[index].bytes)
+                    }
+                }
+            }
+        } else {
+            for (index, record) in records.enumerated() { views[index] = BookmarkQuickView(record.bytes) }
+        }
+        for (record, view) in zip(records, views) {
+            add(stored: record.bytes, source: .file(offset: record.offset, length: record.bytes.count), view: view)
+        }
+    }
+
+    /// Room for `count` results, when the batch can tell how many are coming (a file's size).
+    mutating func reserve(_ count: Int) {
+        results.reserveCapacity(min(count, 50_000_000))
+    }
+
+    /// ``add(stored:source:)`` with the record's quick view already read (`nil`: not plain).
+    mutating func add(stored bytes: UnsafeRawBufferPointer, source: StoredSource, view: BookmarkQuickView?) {
         tick()
         let index = results.count
-        results.append(nil)
-        if quickPending(bytes, source: source, index: index) { return }
+        results.append(Self.unsettled)
+        if let view, quickPending(view, source: source, index: index) { return }
         do throws(BookmarkError) {
             add(try Bookmark(data: Array(bytes)), at: index)
         } catch {
@@ -78,9 +114,9 @@ extension BatchResolution {
     /// Keeps the facts of the unmoved check for later, when `bytes` are the plain layout and carry
     /// an inode, a birth time and a volume UUID, and that volume is mounted and cannot block.
     /// `false` otherwise: the full path then decides, and reports errors as usual.
-    mutating func quickPending(_ bytes: UnsafeRawBufferPointer, source: StoredSource, index: Int) -> Bool {
+    mutating func quickPending(_ view: BookmarkQuickView, source: StoredSource, index: Int) -> Bool {
         if options.cancellation?.isCancelled == true || Task.isCancelled { return false }
-        guard let view = BookmarkQuickView(bytes), let inode = view.inode, let birth = view.linux.birthTime,
+        guard let inode = view.inode, let birth = view.linux.birthTime,
             let uuidBytes = view.volumeUUID, let memo = volumeMemo(uuid: uuidBytes, path: view.volumePath, name: view.volumeName)
         else { return false }
         let current = Self.rerooted(view.path, relative: view.linux.mountRelativePath?.bytes, at: memo.volume)

@@ -101,7 +101,7 @@ extension BatchResolution {
     /// One `statx` of each pending path, split over `threads` threads; an unmoved bookmark's
     /// result goes straight into its slot of `results` (each item has its own).
     static func check(
-        _ items: [QuickPending], into results: UnsafeMutableBufferPointer<Result<Resolution, BookmarkError>?>,
+        _ items: [QuickPending], into results: UnsafeMutableBufferPointer<Result<Resolution, BookmarkError>>,
         volumes: MountedVolumes, threads: Int
     ) -> [QuickOutcome] {
         var outcomes = [QuickOutcome](repeating: .undecided, count: items.count)

@@ -74,7 +74,12 @@ struct BatchResolution {
     let progress: (@Sendable (BatchProgress) -> Void)?
     /// The bookmarks the caller announced (for progress; grows when more arrive).
     private var expected: Int
-    var results: [Result<Resolution, BookmarkError>?] = []
+    /// One per bookmark added, in order; ``unsettled`` until settled.
+    var results: [Result<Resolution, BookmarkError>] = []
+    /// The placeholder of a result not settled yet (never returned: every bookmark is settled by
+    /// ``finish(refetch:)``). Not `nil` in an optional: the last pass that unwrapped a million
+    /// optionals copied every result once more.
+    static let unsettled: Result<Resolution, BookmarkError> = .failure(BookmarkError(.fileSystem, "internal: unsettled bookmark"))
     var waiting: [String: (volume: Volume, items: [Waiting])] = [:]
     var pathOnly: [Waiting] = []
     /// Stored bookmarks the quick view read, by volume, waiting for their check (`BatchResolution+Quick.swift`).
@@ -111,7 +116,7 @@ struct BatchResolution {
     mutating func add(_ bookmark: Bookmark) {
         tick()
         let index = results.count
-        results.append(nil)
+        results.append(Self.unsettled)
         add(bookmark, at: index)
     }
 
@@ -199,7 +204,7 @@ struct BatchResolution {
             }
             for phase in phases {
                 tick()
-                results.append(nil)
+                results.append(Self.unsettled)
                 if let phase { record(phase) }
             }
             start = end
@@ -222,7 +227,7 @@ struct BatchResolution {
     {
         settleQuick(refetch: refetch)
         let total = results.count
-        var settled = results.count { $0 != nil }
+        var settled = total - pathOnly.count - waiting.values.reduce(0) { $0 + $1.items.count }
         progress?(BatchProgress(settled: settled, total: total, entriesWalked: 0))
 
         var walked = 0
@@ -293,6 +298,6 @@ struct BatchResolution {
             settled += 1
         }
         progress?(BatchProgress(settled: settled, total: total, entriesWalked: walked))
-        return results.map { $0 ?? .failure(BookmarkError(.fileSystem, "internal: unsettled bookmark")) }
+        return results
     }
 }

@@ -62,9 +62,8 @@ extension Bookmark {
         var reader = try StoredBookmarkReader(path: path)
         defer { reader.close() }
         var batch = try BatchResolution(options: options, volumes: volumes, expected: 0, progress: progress)
-        while try reader.next({ bytes, offset in
-            batch.add(stored: bytes, source: .file(offset: offset, length: bytes.count))
-        }) {}
+        batch.reserve(reader.fileSize / 600)
+        while try reader.nextRecords(max: 4096, { batch.add(stored: $0) }) {}
         return batch.finish(refetch: reader.record)
     }
 }
@@ -99,10 +98,47 @@ struct StoredBookmarkReader {
 
     func close() { try? file.close() }
 
-    /// Calls `body` with the next record's bytes (valid only during the call) and its offset in
-    /// the file; `false` at the end of the file.
-    mutating func next(_ body: (UnsafeRawBufferPointer, Int) -> Void) throws(BookmarkError) -> Bool {
+    /// The file's size when it was opened (`fstat`), for sizing what the batch keeps; 0 if unknown.
+    var fileSize: Int { (try? file.status()).map { Int(clamping: $0.size) } ?? 0 }
+
+    /// Calls `body` with the next records (at least one, at most `max`: those already read into
+    /// the buffer), each as its bytes (valid only during the call) and its offset in the file;
+    /// `false` at the end of the file.
+    mutating func nextRecords(max: Int, _ body: ([(bytes: UnsafeRawBufferPointer, offset: Int)]) -> Void)
+        throws(BookmarkError) -> Bool
+    {
         guard try fill(Self.shortest) else { return false }
+        let first = try frame()
+        var spans = [(start: position, size: first)]
+        var cursor = position + first
+        // More records only while they are whole in the buffer and framed well; anything else is
+        // left for the next call, which refills or throws at the right offset.
+        while spans.count < max, filled - cursor >= Self.shortest, let size = plainFrame(at: cursor), filled - cursor >= size {
+            spans.append((cursor, size))
+            cursor += size
+        }
+        let fileBase = base
+        buffer.withUnsafeBytes { b in
+            body(spans.map { (UnsafeRawBufferPointer(rebasing: b[$0.start..<$0.start + $0.size]), fileBase + $0.start) })
+        }
+        position = cursor
+        return true
+    }
+
+    /// The length of the well-framed record at `at` (a `book` header, a length within limits).
+    private func plainFrame(at start: Int) -> Int? {
+        buffer.withUnsafeBytes { b -> Int? in
+            guard b[start] == UInt8(ascii: "b"), b[start + 1] == UInt8(ascii: "o"), b[start + 2] == UInt8(ascii: "o"),
+                b[start + 3] == UInt8(ascii: "k")
+            else { return nil }
+            var size = 0
+            for offset in 0..<4 { size |= Int(b[start + 4 + offset]) << (8 * offset) }
+            return size >= Self.shortest && size <= BookmarkDecodingLimits.default.maxInputSize ? size : nil
+        }
+    }
+
+    /// Checks the header at ``position`` and makes the whole record available; its length.
+    private mutating func frame() throws(BookmarkError) -> Int {
         let start = position
         let (magicOK, size) = buffer.withUnsafeBytes { b -> (Bool, Int) in
             let magic = b[start] == UInt8(ascii: "b") && b[start + 1] == UInt8(ascii: "o")
@@ -118,11 +154,7 @@ struct StoredBookmarkReader {
             throw framing("a record length of \(size) bytes")
         }
         guard try fill(size) else { throw framing("the last record is cut short") }
-        let from = position
-        let offset = base + position
-        buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[from..<from + size]), offset) }
-        position += size
-        return true
+        return size
     }
 
     /// Makes `count` bytes available from ``position``; `false` when the file ended exactly at a

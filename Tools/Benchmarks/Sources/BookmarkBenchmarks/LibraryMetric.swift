@@ -2,6 +2,7 @@
 import BookmarkKit
 import CBenchBaseline
 import Foundation
+import Synchronization
 import SystemPackage
 
 /// The cold start of a big library (issue 14, item 3): `count` bookmarks of files on a volume of
@@ -56,6 +57,9 @@ struct LibraryChildReport: Codable {
     var notFound: Int
     var wrong: Int
     var firstWrong: String?
+    /// Walks started, and the entries they read in all (from the batch's progress reports).
+    var walks: Int
+    var entriesWalked: Int
 }
 
 enum LibraryMetric {
@@ -177,7 +181,8 @@ enum LibraryMetric {
                 point.statx.append(stayed.statxSeconds)
                 print(
                     "library \(chosen.count), run \(run + 1): batch \(formatTime(whole.seconds)), find "
-                        + "\(formatTime(point.find.last ?? .nan)), peak \(format(whole.peakBytes / 1_048_576, 1)) MiB; "
+                        + "\(formatTime(point.find.last ?? .nan)), peak \(format(whole.peakBytes / 1_048_576, 1)) MiB, "
+                        + "\(whole.walks) walk(s) up to \(whole.entriesWalked) entries; "
                         + "unmoved \(formatTime(stayed.seconds / Double(max(unmovedExpected.count, 1)))) each, statx "
                         + "\(formatTime(stayed.statxSeconds / Double(max(unmovedExpected.count, 1))))")
             }
@@ -234,11 +239,17 @@ enum LibraryMetric {
     /// results against the expected paths and times a bare `statx` of each existing one.
     static func childMain(library: String, expected: String) -> Int32 {
         let startBytes = residentBytes()
+        let walkLog = Mutex((walks: 0, entries: 0))
         let clock = ContinuousClock()
         let began = clock.now
         let results: [Result<Resolution, BookmarkError>]
         do {
-            results = try Bookmark.resolveAll(storedIn: FilePath(library))
+            results = try Bookmark.resolveAll(storedIn: FilePath(library)) { progress in
+                walkLog.withLock { log in
+                    if progress.volume != nil, progress.entriesWalked == 0 { log.walks += 1 }
+                    if progress.volume != nil { log.entries = max(log.entries, progress.entriesWalked) }
+                }
+            }
         } catch {
             print("library child: \(error)")
             return 1
@@ -287,7 +298,8 @@ enum LibraryMetric {
         let statxSeconds = seconds(clock.now - statxStart) * Double(results.count) / Double(max(cPaths.count, 1))
         let report = LibraryChildReport(
             seconds: elapsed, statxSeconds: statxSeconds, peakBytes: peak, startBytes: startBytes, resolved: resolved,
-            notFound: notFound, wrong: wrong, firstWrong: firstWrong)
+            notFound: notFound, wrong: wrong, firstWrong: firstWrong, walks: walkLog.withLock { $0.walks },
+            entriesWalked: walkLog.withLock { $0.entries })
         guard let json = try? JSONEncoder().encode(report) else { return 1 }
         print(String(decoding: json, as: UTF8.self))
         return 0
