@@ -159,10 +159,21 @@ extension FileID {
         case .success(let found): status = found
         case .failure(let errno): return .failure(errno)
         }
+        // An object looked up before (same mount, inode and birth time) keeps its handle: one
+        // `statx` instead of two path walks (KnownHandles).
+        if let seen = KnownHandles.shared.handle(for: status),
+            let reusable = status.mountID ?? status.uniqueMountID.flatMap({ ReusableMountIDs.shared.reusable(for: $0) }),
+            let volume = volumes.volume(mountID: reusable), volume.category == .local, !volume.mayBlock
+        {
+            return .success(FileID.known(status, on: volume, mountID: reusable, generation: seen.generation, handle: seen.handle))
+        }
         guard case .success(let handle) = FileHandleData.lookup(pathBytes: path, followSymlinks: followSymlinks),
             let generation = decodeGeneration(from: handle, inode: status.inode),
             let volume = volumes.volume(mountID: handle.mountID)
         else { return .success(nil) }
+        if volume.category == .local, !volume.mayBlock {
+            KnownHandles.shared.remember(handle, generation: generation, for: status)
+        }
         return .success(FileID(
             volume: volume, subvolume: status.subvolume, inode: status.inode,
             generation: generation, handle: handle, birthTime: status.birthTime, size: status.size,

@@ -87,20 +87,37 @@ struct IdentifyWithoutOpeningTests {
         #expect(error.path == "/nonexistent/swift-bookmarks")
     }
 
-    @Test("exactly statx and name_to_handle_at by path: nothing is opened")
+    @Test("exactly statx and name_to_handle_at by path: nothing is opened; an object seen before needs its statx only")
     func twoCalls() throws {
         try LoopVolume.withVolume(.ext4) { fixture in
             let path = fixture.path("f")
             FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
             let volumes = try MountedVolumes()
-            _ = try FileID.identifyWithoutOpening(Array(path.utf8), volumes: volumes)  // identifies the volume once
-            let trace = AuditLog(level: .calls)
-            let id = try SyscallSeam.$observer.withValue(trace) {
-                try FileID.identifyWithoutOpening(Array(path.utf8), volumes: volumes)
+            let other = fixture.path("warm-up")
+            FileManager.default.createFile(atPath: other, contents: nil)
+            _ = try FileID.identifyWithoutOpening(Array(other.utf8), volumes: volumes)  // identifies the volume once
+            func traced() throws -> (FileID?, [String]) {
+                let trace = AuditLog(level: .calls)
+                let id = try SyscallSeam.$observer.withValue(trace) {
+                    try FileID.identifyWithoutOpening(Array(path.utf8), volumes: volumes)
+                }
+                #expect(trace.calls.allSatisfy { $0.path == Array(path.utf8) && $0.descriptor == -100 })
+                return (id, trace.calls.map(\.name))
             }
-            #expect(id != nil)
-            #expect(trace.calls.map(\.name) == ["statx", "name_to_handle_at"])
-            #expect(trace.calls.allSatisfy { $0.path == Array(path.utf8) && $0.descriptor == -100 })
+            let (first, firstCalls) = try traced()
+            #expect(first != nil)
+            #expect(firstCalls == ["statx", "name_to_handle_at"])
+            // The same object again: its handle is known (same mount, inode and birth time).
+            let (again, againCalls) = try traced()
+            #expect(againCalls == ["statx"])
+            #expect(again?.handle == first?.handle && again?.generation == first?.generation && again?.inode == first?.inode)
+            // Another object at the path (even if it got the same inode number, its birth time is
+            // new): the handle is asked for again.
+            try FileManager.default.removeItem(atPath: path)
+            FileManager.default.createFile(atPath: path, contents: nil)
+            let (replaced, replacedCalls) = try traced()
+            #expect(replacedCalls == ["statx", "name_to_handle_at"])
+            #expect(replaced?.birthTime != first?.birthTime || replaced?.inode != first?.inode)
         }
     }
 
