@@ -21,6 +21,7 @@ extension AncestorCache {
             }
         }
         // Met before: watched now, each below a watched parent.
+        var watchedNow = false
         while index < count, !state.disabled {
             let hash = prefixes.hashes[index]
             guard state.met.contains(hash), !state.unwatchable.contains(hash), let monitor = monitor(&state) else { break }
@@ -31,6 +32,7 @@ extension AncestorCache {
             case .watched(let directory):
                 if index > 0 { inodes.append(directory.inode) }
                 index += 1
+                watchedNow = true
                 continue
             case .unwatchable:
                 state.unwatchable.insert(hash)
@@ -42,9 +44,10 @@ extension AncestorCache {
             break
         }
         remember(prefixes.hashes[index...], &state)
-        // A watched directory's inode counts only if nothing happened since it was watched: the
-        // target was looked up before this call, so this check comes after that lookup.
-        if index >= 2 {
+        // A watched directory's inode counts only if nothing happened since it was watched, up to
+        // a check made after the target's lookup (which came before this call). Those watched
+        // before this call were checked by the caller's read of the queue; new ones need another.
+        if watchedNow, index >= 2 {
             guard let monitor = state.monitor, drain(monitor, &state) == .quiet else { return .partly([], prefixes) }
         }
         guard index == count else { return .partly(inodes, prefixes) }

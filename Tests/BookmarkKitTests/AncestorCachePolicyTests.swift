@@ -71,6 +71,40 @@ extension AncestorCacheTests {
         }
     }
 
+    @Test("a new directory below watched ones: those come from the cache, only the new one is examined, then watched")
+    func newDirectoryBelowWatched() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let tree = Tree(root: volume.path("t"))
+            try tree.file("a/b/doc.txt")
+            try tree.file("a/b/new/other.txt")
+            let known = tree.path("a/b/doc.txt")
+            let path = tree.path("a/b/new/other.txt")
+            defer { Bookmark.clearAncestorCache() }
+            // A parallel suite's mount or clear between these creations spoils a round: retry.
+            var rounds: (AuditLog, AuditLog)?
+            for _ in 0..<20 where rounds == nil {
+                Bookmark.clearAncestorCache()
+                _ = try create(known)
+                guard try createHit(known) != nil else { continue }
+                let (first, firstTrace) = try create(path)
+                let (second, secondTrace) = try create(path)
+                #expect(first.record.fileIDs == (try currentIDs(path)))
+                #expect(second.record.fileIDs == (try currentIDs(path)))
+                // The directories examined by path (the target's own lookup aside).
+                let examined = firstTrace.calls.filter {
+                    $0.name == "statx" && ($0.path.map { $0.starts(with: Array(tree.root.utf8)) && $0 != Array(path.utf8) } ?? false)
+                }
+                if examined.map({ $0.path ?? [] }) == [Array(tree.path("a/b/new").utf8)] {
+                    rounds = (firstTrace, secondTrace)
+                }
+            }
+            let (first, second) = try #require(rounds, "t, a and b were never taken from the cache")
+            #expect(watches(first, under: tree.root).isEmpty)
+            #expect(first.calls.filter { $0.name == "poll" }.count == 1)
+            #expect(watches(second, under: tree.root).map { $0.path ?? [] } == [Array(tree.path("a/b/new").utf8)])
+        }
+    }
+
     @Test("uncached creation (useAncestorCache: false) examines the path without an open, and touches no inotify")
     func uncachedWalk() throws {
         try LoopVolume.withVolume(.ext4) { volume in
