@@ -107,7 +107,9 @@ final class AncestorCache: Sendable {
         }
     }
 
-    /// Forgets everything, removes every watch, and tries inotify again if it had run out.
+    /// Forgets everything (the chains, the watched directories and which directories were met),
+    /// removes every watch, and tries inotify again if it had run out. The inotify instance stays
+    /// open: closing one that has held watches waits for a kernel grace period (about 10 ms).
     func clear() {
         guard Self.marker?.isOwnProcess == true else { return }
         state.withLock { state in

@@ -50,7 +50,10 @@ extension AncestorCacheTests {
                 }
                 made += 1
                 let ids = bookmark.record.fileIDs ?? []
-                if !(bookmark.path.map(realPaths.contains) ?? false) { failures.append("round \(round): path \(bookmark.path)") }
+                let recorded = bookmark.path ?? []
+                if !realPaths.contains(recorded) {
+                    failures.append("round \(round): path \(String(decoding: recorded, as: UTF8.self))")
+                }
                 if ids.count != allowed.count || !zip(ids, allowed).allSatisfy({ $1.contains($0) }) {
                     failures.append("round \(round): IDs \(ids)")
                 }
