@@ -7,17 +7,26 @@ import SecureFiles
 /// creations and validated by inotify, so that creating a bookmark does not `statx` every
 /// ancestor again (the per-component file IDs, key `0x1005`).
 ///
-/// Soundness (Docs/RESOLUTION.md, "The ancestor cache"): a cached chain is used only if no watched
-/// directory reported a change that can re-point a path (see ``DirectoryEvent/mayChangePaths``)
-/// and the mount table did not change, between the moment its directories were watched and the
-/// check that follows the target's own lookup. Every directory on the path is watched, `/`
-/// included (its watch sees the removal of top-level directories). Only file systems whose every
-/// change goes through this kernel's VFS are cached.
+/// Policy: a directory is watched the second time a creation meets it, not the first. The first
+/// meeting examines it with one `statx` (``AncestorChain/walk(_:prefixes:known:)``) and remembers
+/// only that it was met; a process that makes one bookmark (the `bookmark make` command) or a
+/// few in unrelated places never sets up inotify, and nothing has to be unwatched for a
+/// directory met once. Watching costs about three times a `statx`, and removing the watch again
+/// two, so it pays from the second meeting on.
+///
+/// Soundness (Docs/RESOLUTION.md, "The ancestor cache"): a watched directory's inode is used only
+/// if no watched directory reported a change that can re-point a path (see
+/// ``DirectoryEvent/mayChangePaths``) and the mount table did not change, between the moment it
+/// was watched and the check that follows the target's own lookup. The watched directories are
+/// closed under taking the parent: `/` first, and a directory only once its parent is watched,
+/// so that its removal or replacement is seen at once in its parent. Only file systems whose every
+/// change goes through this kernel's VFS are watched.
 ///
 /// One process-wide instance, created lazily. Everything that touches the inotify queue happens
 /// under the lock, so a thread cannot miss an event another thread read: any event that may
 /// re-point a path clears the whole cache, and a lookup only ever returns a chain that was in the
-/// cache when the queue was last read empty.
+/// cache when the queue was last read empty. Directories that are not watched are examined
+/// outside the lock.
 final class AncestorCache: Sendable {
     /// The process's cache.
     static let shared = AncestorCache()
@@ -25,6 +34,9 @@ final class AncestorCache: Sendable {
     /// The most directories watched at once; past it the cache starts over. inotify watches cost
     /// kernel memory and count against `fs.inotify.max_user_watches`, and each pins an inode.
     static let capacity = 4096
+
+    /// The most directories remembered as met once (8 bytes each); past it that memory starts over.
+    static let metCapacity = 16384
 
     /// Tells a forked child from the process that made the queue: the child must never read the
     /// inherited inotify queue (it would take the parent's events), so it does not cache at all.
@@ -48,27 +60,33 @@ final class AncestorCache: Sendable {
         }
     }
 
-    private struct State {
+    struct State {
+        /// Made when the first directory is watched.
         var monitor: DirectoryMonitor?
-        /// What each directory path's prefixes are.
+        /// Chains whose every directory is watched, for a creation to take whole.
         var chains: [Key: AncestorChain] = [:]
-        /// The watched directories by path (`/` included).
+        /// The watched directories by path (`/` first; a directory only below a watched one).
         var directories: [[UInt8]: WatchedDirectory] = [:]
         /// The watch descriptors this cache removed; their remaining events are stale.
         var removed: Set<Int32> = []
         /// Set when inotify ran out of watches or instances, or the kernel lacks what is needed:
-        /// nothing is cached until ``AncestorCache/clear()``.
+        /// nothing is watched until ``AncestorCache/clear()``.
         var disabled = false
-        /// Paths that cannot be watched (no read permission, an untrusted file system): looked
-        /// up uncached without trying again until the cache is cleared.
-        var uncacheable: Set<Key> = []
+        /// Directories that cannot be watched (no read permission, an untrusted file system), by
+        /// the hash of their path (``DirectoryPrefixes``): examined each time without trying again
+        /// until the cache is cleared.
+        var unwatchable: Set<UInt64> = []
+        /// Directories a creation met and did not watch, by the hash of their path: the next
+        /// creation that meets one watches it.
+        var met: Set<UInt64> = []
     }
 
-    private let state = Locked(State())
+    let state = Locked(State())
 
-    /// The inode numbers of every directory on `parent` (`/` excluded), from the cache or by
-    /// watching and examining each one; `nil` when they cannot be cached (the caller then
-    /// examines them itself).
+    /// The inode numbers of every directory on `parent` (`/` excluded): from the cache, or by
+    /// watching the directories met before and examining the others; `nil` when a directory on
+    /// it is not one (a symlink included) or cannot be examined (the caller then finds the real
+    /// path by opening the target).
     ///
     /// - Parameters:
     ///   - parent: A canonical absolute directory path (no symlinks, `.`, `..` or empty
@@ -76,48 +94,75 @@ final class AncestorCache: Sendable {
     ///   - target: The target's identity, for its mount.
     ///   - volumes: Where the mounts of the directories are looked up.
     func chain(parent: [UInt8], target: FileID, volumes: MountedVolumes) -> AncestorChain? {
-        guard Self.marker?.isOwnProcess == true else { return nil }
+        guard Self.marker?.isOwnProcess == true else {
+            return AncestorChain.walk(parent, prefixes: DirectoryPrefixes(parent))
+        }
         let key = Key(mountID: target.mountID, uniqueMountID: target.uniqueMountID, path: parent)
-        return state.withLock { state -> AncestorChain? in
-            guard !state.disabled, !state.uncacheable.contains(key) else { return nil }
-            guard let monitor = Self.monitor(&state) else { return nil }
-            // Read the queue first: a chain is trusted only if nothing happened since it was made.
-            switch Self.drain(monitor, &state) {
-            case .unreadable: return nil
-            case .quiet: if let known = state.chains[key] { return known }
-            case .cleared: break
-            }
-            return Self.fill(key, monitor: monitor, volumes: volumes, &state)
+        let found = state.withLock { state -> Found in
+            Self.lookUp(key, volumes: volumes, &state)
+        }
+        switch found {
+        case .cached(let chain): return chain
+        case .partly(let known, let prefixes): return AncestorChain.walk(parent, prefixes: prefixes, known: known)
         }
     }
 
-    /// Forgets everything, removes every watch, and tries inotify again if it had run out.
+    /// Forgets everything (the chains, the watched directories and which directories were met),
+    /// removes every watch, and tries inotify again if it had run out. The inotify instance stays
+    /// open: closing one that has held watches waits for a kernel grace period (about 10 ms).
     func clear() {
         guard Self.marker?.isOwnProcess == true else { return }
         state.withLock { state in
             if let monitor = state.monitor { Self.forget(monitor, &state) }
             state.disabled = false
-            state.uncacheable = []
+            // Keeping the storage: a process that clears often (the benchmark's cold row) would
+            // otherwise grow the set again each time.
+            state.unwatchable.removeAll(keepingCapacity: true)
+            state.met.removeAll(keepingCapacity: true)
         }
     }
 
     // MARK: - Under the lock
 
-    private static func monitor(_ state: inout State) -> DirectoryMonitor? {
+    /// What the locked part knows of a path.
+    enum Found {
+        /// Every directory is watched and valid.
+        case cached(AncestorChain)
+        /// The inodes of the watched directories at its start (`/` excluded), valid; the rest of
+        /// its directories are to be examined.
+        case partly([UInt64], DirectoryPrefixes)
+    }
+
+    /// A cached chain if nothing happened since it was made, else what ``fill(_:prefixes:volumes:_:)`` finds.
+    static func lookUp(_ key: Key, volumes: MountedVolumes, _ state: inout State) -> Found {
+        // With nothing watched there is nothing to check (and no chain): no poll.
+        if let monitor = state.monitor, !state.directories.isEmpty {
+            // Read the queue first: a chain is trusted only if nothing happened since it was made.
+            switch drain(monitor, &state) {
+            case .unreadable: return .partly([], DirectoryPrefixes(key.path))
+            case .quiet: if let known = state.chains[key] { return .cached(known) }
+            case .cleared: break
+            }
+        }
+        // Only now: a cache hit needs no prefixes.
+        return fill(key, prefixes: DirectoryPrefixes(key.path), volumes: volumes, &state)
+    }
+
+    static func monitor(_ state: inout State) -> DirectoryMonitor? {
         if let monitor = state.monitor { return monitor }
         do {
             let monitor = try DirectoryMonitor()
             state.monitor = monitor
             return monitor
         } catch {
-            // EMFILE (the per-user instance limit) or no inotify: stay uncached.
+            // EMFILE (the per-user instance limit) or no inotify: stay unwatched.
             state.disabled = true
             return nil
         }
     }
 
     /// What reading the queue found.
-    private enum Drained {
+    enum Drained {
         /// Nothing that can re-point a path: the cache is as good as when it was filled.
         case quiet
         /// Something that can: the cache was emptied (the queue is empty now).
@@ -127,7 +172,7 @@ final class AncestorCache: Sendable {
     }
 
     /// Reads what happened; clears the cache if anything may have re-pointed a path.
-    private static func drain(_ monitor: DirectoryMonitor, _ state: inout State) -> Drained {
+    static func drain(_ monitor: DirectoryMonitor, _ state: inout State) -> Drained {
         guard let changes = try? monitor.changes() else {
             forget(monitor, &state)
             return .unreadable
@@ -146,8 +191,9 @@ final class AncestorCache: Sendable {
         return .cleared
     }
 
-    /// Drops every chain and directory and removes their watches.
-    private static func forget(_ monitor: DirectoryMonitor, _ state: inout State) {
+    /// Drops every chain and directory and removes their watches. What was met stays met: that
+    /// says nothing about what a path names.
+    static func forget(_ monitor: DirectoryMonitor, _ state: inout State) {
         for watch in Set(state.directories.values.map(\.watch)) {
             monitor.unwatch(watch)
             state.removed.insert(watch)
@@ -156,60 +202,11 @@ final class AncestorCache: Sendable {
         state.chains = [:]
     }
 
-    /// Watches and examines every directory on the path not already watched, then checks that
-    /// nothing changed while doing so.
-    private static func fill(
-        _ key: Key, monitor: DirectoryMonitor, volumes: MountedVolumes, _ state: inout State
-    ) -> AncestorChain? {
-        let prefixes = PathBytes(key.path).selfAndAncestorsFromRoot.map(\.bytes)
-        if state.directories.count + prefixes.count > capacity { forget(monitor, &state) }
-        var inodes: [UInt64] = []
-        inodes.reserveCapacity(prefixes.count - 1)
-        for (index, prefix) in prefixes.enumerated() {
-            let directory: WatchedDirectory
-            if let known = state.directories[prefix] {
-                directory = known
-            } else {
-                do {
-                    directory = try monitor.watchDirectory(prefix)
-                } catch {
-                    switch error.errno {
-                    case .noSpace, .tooManyOpenFiles, .noMemory:
-                        // Out of watches: say so once by staying uncached for the process.
-                        forget(monitor, &state)
-                        state.disabled = true
-                    default:
-                        // EACCES (a directory without read permission), ENOENT, ENOTDIR (a race).
-                        state.uncacheable.insert(key)
-                    }
-                    return nil
-                }
-                guard directory.isDirectory, isTrusted(mountID: directory.mountID, path: prefix, volumes: volumes)
-                else {
-                    // Watches are per inode: keep one that a cached directory shares (a bind mount).
-                    if !state.directories.values.contains(where: { $0.watch == directory.watch }) {
-                        monitor.unwatch(directory.watch)
-                        state.removed.insert(directory.watch)
-                    }
-                    state.uncacheable.insert(key)
-                    return nil
-                }
-                state.directories[prefix] = directory
-            }
-            if index > 0 { inodes.append(directory.inode) }
-        }
-        // Anything that happened between a watch and its statx shows up now.
-        guard drain(monitor, &state) == .quiet else { return nil }
-        let chain = AncestorChain(path: key.path, inodes: inodes)
-        state.chains[key] = chain
-        return chain
-    }
-
     /// Whether changes on this mount are all seen by inotify: local file systems whose every
     /// change goes through this kernel. Not NFS, SMB or other network file systems (other clients
     /// change them), not FUSE (the daemon does), not ZFS (`zfs rollback` swaps the tree in
     /// place), not virtiofs or 9p (the host does).
-    private static func isTrusted(mountID: MountID, path: [UInt8], volumes: MountedVolumes) -> Bool {
+    static func isTrusted(mountID: MountID, path: [UInt8], volumes: MountedVolumes) -> Bool {
         // The volume, not the mount entry: the directory remembers volumes by mount id, while an
         // entry missing from its table (a mount newer than the directory) re-reads mountinfo.
         guard let volume = volumes.volume(mountID: mountID), trustedFileSystems.contains(volume.fsType) else {
@@ -228,25 +225,3 @@ final class AncestorCache: Sendable {
         "overlay",
     ]
 }
-
-/// The directories on a path, as creation records them: kept ready to copy into each bookmark
-/// made below them, so that their names and IDs are built once per directory, not per bookmark.
-struct AncestorChain: Sendable {
-    /// The path's components as the record's items (key `0x1004` without the object's own name),
-    /// made once: every creation in the directory shares them instead of building (and later
-    /// freeing) a boxed item per component.
-    let componentItems: [BookmarkItem]
-    /// The directories' inode numbers as the record's items (key `0x1005` without the object's own).
-    let fileIDItems: [BookmarkItem]
-
-    /// `inodes`: those of the directories on `path`, `/` excluded, in order.
-    init(path: [UInt8], inodes: [UInt64]) {
-        componentItems = PathBytes(path).components.map { BookmarkRecord.pathComponentItem(ByteString(bytes: $0)) }
-        fileIDItems = inodes.map { BookmarkRecord.fileIDItem(Int64(bitPattern: $0)) }
-    }
-
-    /// Whether there is one inode per component (a path that changed shape while it was being
-    /// examined would not give that; the caller then examines it itself).
-    var isConsistent: Bool { componentItems.count == fileIDItems.count }
-}
-

@@ -24,13 +24,13 @@ extension Bookmark {
     ///     2 s); other volumes are not timed.
     /// - Throws: ``BookmarkError`` (`notFound`, `permissionDenied`, `volumeNotResponding`, …).
     ///
-    /// Implementation details: when the path is canonical and its directory is in the ancestor
-    /// cache, `statx` and `name_to_handle_at` by path (their inodes cross-checked) and one `poll`
-    /// of the cache's inotify queue. Otherwise one `O_PATH` open, `statx` and `name_to_handle_at`
-    /// on it, the real path from `/proc/self/fd`, and the per-component IDs (key `0x1005`) from
-    /// the cache, which watches and examines each directory it has not seen (`inotify_add_watch`
-    /// and `statx`); see ``clearAncestorCache()``. Without the cache, one `statx` per ancestor.
-    /// The volume is identified once per `MountedVolumes`.
+    /// Implementation details: `statx` and `name_to_handle_at` by path (their inodes
+    /// cross-checked); when the path's directory is in the ancestor cache, one `poll` of the
+    /// cache's inotify queue. A directory the cache has not met before is examined with one
+    /// `statx` (`AT_SYMLINK_NOFOLLOW`); one met before is watched (`inotify_add_watch`, then
+    /// `statx`); see ``clearAncestorCache()``. Without the cache, one `statx` per ancestor. A path
+    /// through a symlink is opened instead (`O_PATH`, `statx` and `name_to_handle_at` on it, the
+    /// real path from `/proc/self/fd`). The volume is identified once per `MountedVolumes`.
     public static func create(
         for path: FilePath, options: BookmarkCreationOptions = [], resourceKeys: [ResourceKey] = [],
         relativeTo: FilePath? = nil, volumes: MountedVolumes? = nil, useAncestorCache: Bool = true,

@@ -2,12 +2,14 @@
 // create-probe: makes bookmarks from a separate, single-threaded process, for the tests of the
 // ancestor cache that need one: another user (setpriv), or a fork (a child of a multi-threaded
 // test runner may deadlock on a lock another thread held at the fork; this process has one thread).
-// Each creation prints one line: `ROLE PATH ID,ID,... watches=N` (the per-component file IDs of
-// key 0x1005, and how many directories the creation had to watch: 0 on a cache hit).
+// Each creation prints one line: `ROLE PATH ID,ID,... watches=N queue=Q` (the per-component file
+// IDs of key 0x1005; how many directories the creation tried to watch, 0 on a cache hit and on a
+// first meeting; and how many inotify calls it made of any kind, 0 when it never touched inotify).
 //
 //   create-probe ids PATH...   bookmarks each path in turn, in one process (the later ones hit
 //                              the cache when they share directories)
-//   create-probe fork DIR      with DIR/a/b/doc.txt: bookmarks it (filling the cache), replaces
+//   create-probe fork DIR      with DIR/a/b/doc.txt: bookmarks it twice (the second watches its
+//                              directories, so the parent has an inotify queue), replaces
 //                              DIR/a by a new directory tree, forks; the child bookmarks it, exits;
 //                              then the parent bookmarks it again. Both must see the new tree,
 //                              and the child prints `child-queue-calls N`: how many inotify and
@@ -34,8 +36,9 @@ func line(_ role: String, _ path: String) throws {
     }
     let ids = bookmark.record.fileIDs?.map { $0.map(String.init) ?? "-" }.joined(separator: ",") ?? ""
     let watches = trace.calls.filter { $0.name == "inotify_add_watch" }.count
+    let queue = trace.calls.filter { $0.name.hasPrefix("inotify") }.count
     // write(2), not print: the child leaves with _exit, which would drop buffered output.
-    var text = Array("\(role) \(path) \(ids) watches=\(watches)\n".utf8)
+    var text = Array("\(role) \(path) \(ids) watches=\(watches) queue=\(queue)\n".utf8)
     _ = text.withUnsafeMutableBytes { Glibc.write(1, $0.baseAddress, $0.count) }
 }
 
@@ -49,6 +52,8 @@ func check(_ ok: Bool, _ what: String) {
 
 func forkScenario(_ directory: String) throws {
     let target = directory + "/a/b/doc.txt"
+    // Twice: a first meeting watches nothing; the second makes the queue the child must not read.
+    try line("before", target)
     try line("before", target)
     // Replace the chain: the old `a` moves away, a new `a/b/doc.txt` takes its place.
     check(rename(directory + "/a", directory + "/a.old") == 0, "rename")

@@ -68,3 +68,26 @@ int cbb_create_floor_cached(const char *path) {
     struct pollfd fds[2] = {{queue, POLLIN, 0}, {table, POLLPRI, 0}};
     return poll(fds, 2, 0) < 0 ? -errno : 0;
 }
+
+/* The syscalls a cold creation makes, bare: statx and name_to_handle_at of the path, then one
+ * statx (not following symlinks) of every directory on it below `/`, each looked up from `/`. */
+int cbb_create_floor_walk(const char *path) {
+    struct statx st;
+    if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME, &st) != 0) return -errno;
+    int rc = handle_of(path);
+    if (rc != 0) return rc;
+    char prefix[4096];
+    size_t length = strlen(path);
+    if (length >= sizeof prefix) return -ENAMETOOLONG;
+    memcpy(prefix, path, length + 1);
+    const char *last = strrchr(path, '/');
+    size_t parent = last ? (size_t)(last - path) : 0;
+    for (size_t index = 1; index <= parent; index++) {
+        if (index != parent && path[index] != '/') continue;
+        prefix[index] = 0;
+        int failed = statx(AT_FDCWD, prefix, AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_INO, &st);
+        prefix[index] = path[index];
+        if (failed != 0) return -errno;
+    }
+    return 0;
+}

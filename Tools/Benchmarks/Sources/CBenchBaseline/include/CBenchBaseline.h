@@ -18,6 +18,10 @@ int cbb_statx_handle(const char *path);
  *  path, one poll of an inotify queue and /proc/self/mountinfo. */
 int cbb_create_floor_cached(const char *path);
 
+/** A creation with an empty ancestor cache, bare: statx and name_to_handle_at of the path, then a
+ *  statx (AT_SYMLINK_NOFOLLOW) of each directory on it below `/`, each looked up by its path. */
+int cbb_create_floor_walk(const char *path);
+
 /** openat(dirfd, path, O_RDONLY | O_CLOEXEC) then close; 0 or -errno. */
 int cbb_openat_close(int dirfd, const char *path);
 

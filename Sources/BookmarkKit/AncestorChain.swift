@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+import BookmarkFormat
+import SecureFiles
+
+/// The directories on a path, as creation records them: kept ready to copy into each bookmark
+/// made below them, so that their names and IDs are built once per directory, not per bookmark.
+struct AncestorChain: Sendable {
+    /// The path's components as the record's items (key `0x1004` without the object's own name),
+    /// made once: every creation in the directory shares them instead of building (and later
+    /// freeing) a boxed item per component.
+    let componentItems: [BookmarkItem]
+    /// The directories' inode numbers as the record's items (key `0x1005` without the object's own).
+    let fileIDItems: [BookmarkItem]
+
+    /// `inodes`: those of the directories on `path`, `/` excluded, in order.
+    init(path: [UInt8], inodes: [UInt64]) {
+        // One scan, each component's bytes copied once (no intermediate array of components).
+        var items: [BookmarkItem] = []
+        items.reserveCapacity(inodes.count)
+        path.withUnsafeBufferPointer { bytes in
+            var start = 0
+            for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+                if index > start {
+                    items.append(BookmarkRecord.pathComponentItem(ByteString(bytes: Array(bytes[start..<index]))))
+                }
+                start = index + 1
+            }
+        }
+        componentItems = items
+        fileIDItems = inodes.map { BookmarkRecord.fileIDItem(Int64(bitPattern: $0)) }
+    }
+
+    /// Whether there is one inode per component (a path that changed shape while it was being
+    /// examined would not give that; the caller then examines it itself).
+    var isConsistent: Bool { componentItems.count == fileIDItems.count }
+}
+
+
+extension AncestorChain {
+    /// The chain of `parent` examined now, without the cache: one `statx` per directory (`/`
+    /// excluded), none through a symlink; `nil` when a directory on it is a symlink, is not a
+    /// directory or cannot be examined (the caller then finds the real path by opening the
+    /// target).
+    ///
+    /// What this guarantees is what any examination without a watch can: each inode is the one
+    /// its prefix of `parent` named when it was examined, and every prefix was a directory then.
+    /// A rename racing with the creation can give a chain mixing directories from before and after
+    /// it; nothing keeps such a chain (Docs/RESOLUTION.md, "The ancestor cache").
+    ///
+    /// - Parameters:
+    ///   - parent: A canonical absolute directory path.
+    ///   - prefixes: Its directories, as ``DirectoryPrefixes`` found them.
+    ///   - known: The inodes of its first directories (`/` excluded), already known and valid.
+    static func walk(_ parent: [UInt8], prefixes: DirectoryPrefixes, known: [UInt64] = []) -> AncestorChain? {
+        // `/` (ends[0]) is recorded by nobody; the known ones follow it.
+        let start = known.count + 1
+        guard start <= prefixes.count else { return nil }
+        var inodes = known
+        inodes.reserveCapacity(prefixes.count - 1)
+        if PathDirectories.inodes(of: parent, prefixEnds: prefixes.ends[start...], into: &inodes) != nil { return nil }
+        return AncestorChain(path: parent, inodes: inodes)
+    }
+}
