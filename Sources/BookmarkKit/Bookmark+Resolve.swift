@@ -205,24 +205,26 @@ struct Resolver: Sendable {
     /// (`statx`, `name_to_handle_at`) where the handle proves both saw one inode; otherwise (no
     /// handle, an unknown layout, a race) the `O_PATH` open.
     func inspect(_ path: [UInt8]) -> (Found, Bool)? {
-        // The unmoved case first: one `statx` proves the recorded object is still at the path
+        // One `statx` serves both checks below; nothing at the path ends it.
+        guard case .success(let status) = FileStatus.lookup(pathBytes: path, followSymlinks: false) else { return nil }
+        // The unmoved case first: the `statx` proves the recorded object is still at the path
         // when the inode and the birth time both match (see FileID.lookUpKnown).
         if let inode = recorded.inode, let birthTime = recorded.birthTime,
             let known = FileID.lookUpKnown(
-                path, inode: inode, birthTime: birthTime, generation: recorded.generation.map { UInt32(truncatingIfNeeded: $0) },
-                handle: recorded.handle, volumes: directory)
+                status: status, inode: inode, birthTime: birthTime,
+                generation: recorded.generation.map { UInt32(truncatingIfNeeded: $0) }, handle: recorded.handle,
+                volumes: directory)
         {
             return (Found(path: path, id: known, matchedBy: .path), recorded.matches(known))
         }
         let id: FileID
-        switch FileID.lookUpWithoutOpening(path, followSymlinks: false, volumes: directory) {
-        case .success(let quick?): id = quick
-        case .success(nil):
+        if let quick = FileID.lookUpWithoutOpening(path, status: status, followSymlinks: false, volumes: directory) {
+            id = quick
+        } else {
             guard let object = try? Directory.current.open(bytes: path, options: [.pathOnly, .noFollow]),
                 let opened = try? FileID.identify(object, volumes: directory)
             else { return nil }
             id = opened
-        case .failure: return nil
         }
         return (Found(path: path, id: id, matchedBy: .path), recorded.matches(id))
     }

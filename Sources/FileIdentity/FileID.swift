@@ -154,32 +154,39 @@ extension FileID {
     package static func lookUpWithoutOpening(
         _ path: [UInt8], followSymlinks: Bool, volumes: MountedVolumes
     ) -> Result<FileID?, Errno> {
-        let status: FileStatus
         switch FileStatus.lookup(pathBytes: path, followSymlinks: followSymlinks) {
-        case .success(let found): status = found
+        case .success(let status): return .success(lookUpWithoutOpening(path, status: status, followSymlinks: followSymlinks, volumes: volumes))
         case .failure(let errno): return .failure(errno)
         }
+    }
+
+    /// ``lookUpWithoutOpening(_:followSymlinks:volumes:)`` when the caller has the path's `statx`
+    /// already (resolution's path-first check tried ``lookUpKnown(_:status:inode:birthTime:generation:handle:volumes:)``
+    /// with it first): no second `statx`.
+    package static func lookUpWithoutOpening(
+        _ path: [UInt8], status: FileStatus, followSymlinks: Bool, volumes: MountedVolumes
+    ) -> FileID? {
         // An object looked up before (same mount, inode and birth time) keeps its handle: one
         // `statx` instead of two path walks (KnownHandles).
         if let seen = KnownHandles.shared.handle(for: status),
             let reusable = status.mountID ?? status.uniqueMountID.flatMap({ ReusableMountIDs.shared.reusable(for: $0) }),
             let volume = volumes.volume(mountID: reusable), volume.category == .local, !volume.mayBlock
         {
-            return .success(FileID.known(status, on: volume, mountID: reusable, generation: seen.generation, handle: seen.handle))
+            return FileID.known(status, on: volume, mountID: reusable, generation: seen.generation, handle: seen.handle)
         }
         guard case .success(let handle) = FileHandleData.lookup(pathBytes: path, followSymlinks: followSymlinks),
             let generation = decodeGeneration(from: handle, inode: status.inode),
             let volume = volumes.volume(mountID: handle.mountID)
-        else { return .success(nil) }
+        else { return nil }
         if volume.category == .local, !volume.mayBlock {
             KnownHandles.shared.remember(handle, generation: generation, for: status)
         }
-        return .success(FileID(
+        return FileID(
             volume: volume, subvolume: status.subvolume, inode: status.inode,
             generation: generation, handle: handle, birthTime: status.birthTime, size: status.size,
             kind: status.kind, mode: status.mode, uid: status.uid, gid: status.gid, mountID: handle.mountID,
             uniqueMountID: status.uniqueMountID, device: status.device,
-            modificationTime: status.modificationTime))
+            modificationTime: status.modificationTime)
     }
 
     /// The identity at `path` when it is an object already known by inode and birth time, with one
@@ -196,9 +203,16 @@ extension FileID {
         _ path: [UInt8], inode: UInt64, birthTime: Timestamp, generation: UInt32?, handle: FileHandleData?,
         volumes: MountedVolumes
     ) -> FileID? {
-        guard case .success(let status) = FileStatus.lookup(pathBytes: path, followSymlinks: false),
-            status.inode == inode, let born = status.birthTime, born == birthTime
-        else { return nil }
+        guard case .success(let status) = FileStatus.lookup(pathBytes: path, followSymlinks: false) else { return nil }
+        return lookUpKnown(status: status, inode: inode, birthTime: birthTime, generation: generation, handle: handle, volumes: volumes)
+    }
+
+    /// ``lookUpKnown(_:inode:birthTime:generation:handle:volumes:)`` with the path's `statx` in hand.
+    package static func lookUpKnown(
+        status: FileStatus, inode: UInt64, birthTime: Timestamp, generation: UInt32?, handle: FileHandleData?,
+        volumes: MountedVolumes
+    ) -> FileID? {
+        guard status.inode == inode, let born = status.birthTime, born == birthTime else { return nil }
         let reusable: MountID
         if let id = status.mountID {
             reusable = id

@@ -59,7 +59,7 @@ def main():
         f"Cold start of a library ({machine.get('cpus', '?')} CPUs, Linux {machine.get('kernel', '?')}), "
         "a fresh process as uid 65534", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     fig.savefig(sys.argv[2])
 

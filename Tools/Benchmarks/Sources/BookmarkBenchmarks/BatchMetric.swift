@@ -52,7 +52,7 @@ extension Bench {
         let label = "resolve \(count) bookmarks, \(movedCount) moved (\(farCount) far), one batch"
         var rows = [
             MetricResult(
-                label, baseline: "one find walk", target: .ratioAtMost(1.5), batched,
+                label, baseline: "one find walk", target: .ratioAtMost(1.2), batched,
                 note: "Bookmark.resolveAll, shared MountedVolumes, no handles, default budget; \(misses) not found")
         ]
         if geteuid() == 0 {

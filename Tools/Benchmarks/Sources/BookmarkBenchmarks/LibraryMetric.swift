@@ -186,12 +186,6 @@ enum LibraryMetric {
                         + "unmoved \(formatTime(stayed.seconds / Double(max(unmovedExpected.count, 1)))) each, statx "
                         + "\(formatTime(stayed.statxSeconds / Double(max(unmovedExpected.count, 1))))")
             }
-            // For profiling by hand: keep the volume until the named file is removed.
-            if let hold = ProcessInfo.processInfo.environment["BOOKMARK_BENCH_HOLD"] {
-                FileManager.default.createFile(atPath: hold, contents: Data("\(tool) --library-child \(unmovedOnly) \(expectedUnmoved)\n\(tool) --library-child \(all) \(expectedAll)\n".utf8))
-                print("holding the library volume until \(hold) is removed")
-                while FileManager.default.fileExists(atPath: hold) { sleep(1) }
-            }
             return point
         }
     }

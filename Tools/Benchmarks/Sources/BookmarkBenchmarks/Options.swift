@@ -42,7 +42,7 @@ struct Options {
           --seed S        seed of the tree generator (default 7)
           --batch N       bookmarks in the batch metric (default 10000)
           --sweep LIST    also time the moved- and deleted-file cases on trees of these sizes
-          --sweep-only    run only the sweep
+          --sweep-only    skip the all-metrics run (only --sweep and --library run)
           --only LIST     only these metrics: unmoved, default, create, moved, deleted, batch, handles,
                           codec, open, package, catalog (comma-separated; for quick re-measurement of one fix)
           --library LIST  also time the cold start of libraries of these many bookmarks (each on a
