@@ -352,7 +352,7 @@ extension FileReferenceURL {
         var foundPath: [UInt8]?
         let wanted = inode
         let reference = self
-        let interesting: (DirectoryEntry) -> Bool = { $0.inode == wanted }
+        let interesting: (DirectoryEntryView) -> Bool = { $0.inode == wanted }
         let examine: (DirectoryEntry, OwnedDescriptor, [UInt8]) -> Bool = { hit, directory, directoryPath in
             guard let opened = try? directory.openChild(hit.name, options: [.pathOnly]) else { return false }
             defer { try? opened.close() }

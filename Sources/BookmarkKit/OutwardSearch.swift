@@ -18,8 +18,8 @@ struct SearchGoal {
     }
 
     /// Whether a directory entry deserves a closer look (cheap: no system call).
-    func isInteresting(_ entry: DirectoryEntry) -> Bool {
-        if fingerprint != nil { return entry.name == name }
+    func isInteresting(_ entry: DirectoryEntryView) -> Bool {
+        if fingerprint != nil { return entry.hasName(name) }
         return entry.inode == recorded.inode || (entry.inode == recorded.parentInode && entry.kind != .regular)
     }
 

@@ -34,7 +34,7 @@ struct VolumeWalker {
     /// `root` whose inode is `skip`. `examine` returns `true` to stop the walk.
     mutating func walk(
         _ root: OwnedDescriptor, path: [UInt8], skipping skip: UInt64? = nil,
-        interesting: (DirectoryEntry) -> Bool,
+        interesting: (DirectoryEntryView) -> Bool,
         examine: (DirectoryEntry, OwnedDescriptor, [UInt8]) -> Bool
     ) throws(Stop) -> Bool {
         var pending: [Pending] = []
@@ -57,11 +57,16 @@ struct VolumeWalker {
             let limit = budget.entries
             let deadline = self.deadline
             let cancellation = self.cancellation
-            try? directory.forEachDirectoryEntry { entry in
+            // Names are copied only for the entries kept: hits and directories.
+            try? directory.forEachDirectoryEntryView { view in
                 seen += 1
-                if interesting(entry) { hits.append(entry) }
-                if (entry.kind == .directory || entry.kind == .unknown) && !(isRoot && entry.inode == skip) {
-                    children.append(entry)
+                let isChild = (view.kind == .directory || view.kind == .unknown) && !(isRoot && view.inode == skip)
+                if interesting(view) {
+                    let entry = view.entry
+                    hits.append(entry)
+                    if isChild { children.append(entry) }
+                } else if isChild {
+                    children.append(view.entry)
                 }
                 if seen & 1023 == 0 {
                     if seen >= limit || ContinuousClock.now >= deadline { stop = .exhausted }
@@ -90,7 +95,7 @@ extension VolumeWalker {
     ///   walked (then the whole mount was covered).
     mutating func walkOutward(
         from start: [UInt8], mountPoint: [UInt8],
-        interesting: (DirectoryEntry) -> Bool,
+        interesting: (DirectoryEntryView) -> Bool,
         examine: (DirectoryEntry, OwnedDescriptor, [UInt8]) -> Bool
     ) throws(Stop) -> (found: Bool, walkedMountPoint: Bool) {
         var current = PathBytes(start)

@@ -43,29 +43,43 @@ extension OwnedDescriptor {
     /// Implementation details: `getdents64(2)` into a 32 KiB buffer; one call per buffer, no
     /// `stat` per entry. The directory offset advances: reading again needs a new descriptor.
     package func forEachDirectoryEntry(_ body: (DirectoryEntry) -> Bool) throws(FileSystemError) {
+        try forEachDirectoryEntryView { body($0.entry) }
+    }
+
+    /// ``forEachDirectoryEntry(_:)`` without copying each name: `body` sees the name in the read
+    /// buffer, valid only during the call, and copies what it keeps (``DirectoryEntryView/entry``).
+    /// A walk that looks for a few inodes copies the names of those and of directories only
+    /// (copying every name was the largest cost of a whole-volume walk after the system calls).
+    package func forEachDirectoryEntryView(_ body: (DirectoryEntryView) -> Bool) throws(FileSystemError) {
         // Not zero-filled: only the `count` bytes getdents64 wrote are read. (Zeroing 32 KiB per
         // directory was a third of a whole-volume walk's instructions.)
         var buffer = [UInt8](unsafeUninitializedCapacity: 32768) { _, initialized in initialized = 32768 }
         while true {
             let count = try using("getdents64") { fd in buffer.withUnsafeMutableBytes { Sys.getdents(fd, $0) } }
             if count <= 0 { return }
-            var offset = 0
-            while offset + 19 <= count {
-                let inode = readLE64(buffer, offset)
-                let length = Int(buffer[offset + 16]) | Int(buffer[offset + 17]) << 8
-                guard length >= 19, offset + length <= count else { return }
-                let type = buffer[offset + 18]
-                var end = offset + 19
-                while end < offset + length && buffer[end] != 0 { end += 1 }
-                let start = offset + 19
-                offset += length
-                // "." and "..", checked before the name is copied.
-                let nameLength = end - start
-                if nameLength == 1, buffer[start] == 0x2E { continue }
-                if nameLength == 2, buffer[start] == 0x2E, buffer[start + 1] == 0x2E { continue }
-                let name = Array(buffer[start..<end])
-                if !body(DirectoryEntry(name: name, inode: inode, kind: FileKind(directoryType: type))) { return }
+            let more = buffer.withUnsafeBytes { bytes -> Bool in
+                var offset = 0
+                while offset + 19 <= count {
+                    let inode = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self).littleEndian
+                    let length = Int(bytes[offset + 16]) | Int(bytes[offset + 17]) << 8
+                    guard length >= 19, offset + length <= count else { return false }
+                    let type = bytes[offset + 18]
+                    let start = offset + 19
+                    var end = start
+                    while end < offset + length && bytes[end] != 0 { end += 1 }
+                    offset += length
+                    // "." and "..".
+                    let nameLength = end - start
+                    if nameLength == 1, bytes[start] == 0x2E { continue }
+                    if nameLength == 2, bytes[start] == 0x2E, bytes[start + 1] == 0x2E { continue }
+                    let view = DirectoryEntryView(
+                        nameBytes: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), inode: inode,
+                        kind: FileKind(directoryType: type))
+                    if !body(view) { return false }
+                }
+                return true
             }
+            if !more { return }
         }
     }
 
@@ -80,8 +94,21 @@ extension OwnedDescriptor {
     }
 }
 
-private func readLE64(_ bytes: [UInt8], _ offset: Int) -> UInt64 {
-    (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[offset + $1]) << (8 * UInt64($1)) }
+/// One directory entry as `getdents64` wrote it, read in place (see
+/// `OwnedDescriptor.forEachDirectoryEntryView(_:)`): the name is valid only during the call.
+package struct DirectoryEntryView {
+    /// The name's bytes, in the read buffer.
+    package let nameBytes: UnsafeRawBufferPointer
+    /// The inode number (`d_ino`).
+    package let inode: UInt64
+    /// The type from `d_type`.
+    package let kind: FileKind
+
+    /// The entry, with its name copied.
+    package var entry: DirectoryEntry { DirectoryEntry(name: Array(nameBytes), inode: inode, kind: kind) }
+
+    /// Whether the name is `name`.
+    package func hasName(_ name: [UInt8]) -> Bool { nameBytes.elementsEqual(name) }
 }
 
 extension FileKind {
