@@ -50,7 +50,7 @@ struct QuickGroup {
 /// The volume facts of the last stored bookmark, for the next one on the same volume: a library's
 /// bookmarks mostly share a few volumes, and locating one and comparing its name cost more than
 /// the rest of the quick read.
-struct QuickVolumeMemo {
+struct QuickVolumeMemo: Sendable {
     var uuid: [UInt8]
     var path: [UInt8]?
     var name: [UInt8]?
@@ -60,36 +60,81 @@ struct QuickVolumeMemo {
     var nameChanged: Bool
 }
 
-extension BatchResolution {
-    /// Takes stored bookmark data: read quickly and kept for its check when it is the plain case
-    /// (see ``quickPending(_:source:index:)``); otherwise decoded in full now and taken through
-    /// the usual steps.
-    mutating func add(stored bytes: UnsafeRawBufferPointer, source: StoredSource) {
-        add(stored: bytes, source: source, view: BookmarkQuickView(bytes))
+/// One stored record, as the batch is handed it: bytes in the reader's buffer (valid during the
+/// call) or the caller's array.
+enum StoredRecord {
+    case buffer(UnsafeRawBufferPointer, offset: Int)
+    case array([UInt8])
+
+    var source: StoredSource {
+        switch self {
+        case .buffer(let bytes, let offset): return .file(offset: offset, length: bytes.count)
+        case .array(let bytes): return .bytes(bytes)
+        }
     }
 
-    /// ``add(stored:source:)`` for many records of a file, their quick views read on several
-    /// threads when there are many (the rest is one pass on the calling thread, in order).
-    mutating func add(stored records: [(bytes: UnsafeRawBufferPointer, offset: Int)]) {
-        let threads = records.count >= 256 ? threads(for: 4096) : 1
-        var views = [BookmarkQuickView?](repeating: nil, count: records.count)
-        if threads > 1 {
-            views.withUnsafeMutableBufferPointer { buffer in
-                // Each chunk writes its own slots; the records' bytes live until this call returns.
-                nonisolated(unsafe) let slots = buffer
-                nonisolated(unsafe) let records = records
-                let chunks = min(threads * 4, records.count)
-                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                    for index in (records.count * chunk / chunks)..<(records.count * (chunk + 1) / chunks) {
-                        slots[index] = BookmarkQuickView(records[index].bytes)
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        switch self {
+        case .buffer(let bytes, _): return body(bytes)
+        case .array(let bytes): return bytes.withUnsafeBytes(body)
+        }
+    }
+}
+
+/// What the quick pass made of one stored record.
+enum StoredOutcome: Sendable {
+    /// Not the plain case (or the check could not decide): decoded in full, usual steps.
+    case fullPath
+    /// The recorded object is at its path: the result.
+    case unmoved(Resolution)
+    /// Nothing is at its path: it waits for the volume's walk.
+    case absent(QuickPending, QuickVolumeMemo)
+}
+
+extension BatchResolution {
+    /// Takes stored records in order: each one's quick view, its unmoved check (one `statx`) and,
+    /// when that fails, whether its path is empty, all on several threads when there are many;
+    /// then, on the calling thread and in order, the results, the bookmarks that wait for a walk,
+    /// and full decoding for the rest.
+    mutating func add(stored records: [StoredRecord]) {
+        let base = results.count
+        // A chunk of a file is a few thousand records: enough work for every thread.
+        let threads = records.count >= 256 ? threads(for: 4096) : threads(for: records.count)
+        var outcomes = [StoredOutcome](repeating: .fullPath, count: records.count)
+        let (options, directory) = (options, directory)
+        outcomes.withUnsafeMutableBufferPointer { buffer in
+            // Each chunk writes its own slots only; the records' bytes live until this call returns.
+            nonisolated(unsafe) let slots = buffer
+            nonisolated(unsafe) let records = records
+            let chunks = threads > 1 ? min(threads * 4, records.count) : 1
+            let work = { @Sendable (chunk: Int) in
+                var memo: QuickVolumeMemo?
+                for index in (records.count * chunk / chunks)..<(records.count * (chunk + 1) / chunks) {
+                    slots[index] = records[index].withBytes {
+                        Self.quickOutcome(
+                            $0, source: records[index].source, index: base + index, memo: &memo, options: options,
+                            directory: directory)
                     }
                 }
             }
-        } else {
-            for (index, record) in records.enumerated() { views[index] = BookmarkQuickView(record.bytes) }
+            if chunks > 1 { DispatchQueue.concurrentPerform(iterations: chunks, execute: work) } else { work(0) }
         }
-        for (record, view) in zip(records, views) {
-            add(stored: record.bytes, source: .file(offset: record.offset, length: record.bytes.count), view: view)
+        for (offset, outcome) in outcomes.enumerated() {
+            tick()
+            results.append(Self.unsettled)
+            switch outcome {
+            case .unmoved(let resolution): results[base + offset] = .success(resolution)
+            case .absent(let item, let memo):
+                quick[memo.key, default: QuickGroup(volume: memo.volume)].items.append(item)
+            case .fullPath:
+                let decoded = records[offset].withBytes { bytes in
+                    Result { () throws(BookmarkError) in try Bookmark(data: Array(bytes)) }
+                }
+                switch decoded {
+                case .success(let bookmark): add(bookmark, at: base + offset)
+                case .failure(let error): results[base + offset] = .failure(error)
+                }
+            }
         }
     }
 
@@ -98,29 +143,20 @@ extension BatchResolution {
         results.reserveCapacity(min(count, 50_000_000))
     }
 
-    /// ``add(stored:source:)`` with the record's quick view already read (`nil`: not plain).
-    mutating func add(stored bytes: UnsafeRawBufferPointer, source: StoredSource, view: BookmarkQuickView?) {
-        tick()
-        let index = results.count
-        results.append(Self.unsettled)
-        if let view, quickPending(view, source: source, index: index) { return }
-        do throws(BookmarkError) {
-            add(try Bookmark(data: Array(bytes)), at: index)
-        } catch {
-            results[index] = .failure(error)
-        }
-    }
-
-    /// Keeps the facts of the unmoved check for later, when `bytes` are the plain layout and carry
-    /// an inode, a birth time and a volume UUID, and that volume is mounted and cannot block.
-    /// `false` otherwise: the full path then decides, and reports errors as usual.
-    mutating func quickPending(_ view: BookmarkQuickView, source: StoredSource, index: Int) -> Bool {
-        if options.cancellation?.isCancelled == true || Task.isCancelled { return false }
-        guard let inode = view.inode, let birth = view.linux.birthTime,
-            let uuidBytes = view.volumeUUID, let memo = volumeMemo(uuid: uuidBytes, path: view.volumePath, name: view.volumeName)
-        else { return false }
-        let current = Self.rerooted(view.path, relative: view.linux.mountRelativePath?.bytes, at: memo.volume)
-        guard !directory.hazard(of: current).needsCare else { return false }
+    /// The quick pass for one record: plain layout with an inode, a birth time and a volume UUID,
+    /// on a mounted volume that cannot block; then one `statx` of its path. `memo` keeps the last
+    /// volume located (one per thread).
+    static func quickOutcome(
+        _ bytes: UnsafeRawBufferPointer, source: StoredSource, index: Int, memo: inout QuickVolumeMemo?,
+        options: ResolutionOptions, directory: MountedVolumes
+    ) -> StoredOutcome {
+        if options.cancellation?.isCancelled == true || Task.isCancelled { return .fullPath }
+        guard let view = BookmarkQuickView(bytes), let inode = view.inode, let birth = view.linux.birthTime,
+            let uuidBytes = view.volumeUUID,
+            let volume = volumeMemo(uuid: uuidBytes, path: view.volumePath, name: view.volumeName, memo: &memo, directory: directory)
+        else { return .fullPath }
+        let current = rerooted(view.path, relative: view.linux.mountRelativePath?.bytes, at: volume.volume)
+        guard !directory.hazard(of: current).needsCare else { return .fullPath }
         var handle: FileHandleData?
         if let type = view.linux.handleType, let handleBytes = view.linux.handle {
             handle = FileHandleData(type: type, bytes: handleBytes, mountID: MountID(rawValue: 0))
@@ -129,24 +165,27 @@ extension BatchResolution {
             index: index, source: source, current: current, recorded: current == view.path ? nil : view.path,
             inode: inode, birthTime: Timestamp(seconds: birth.seconds, nanoseconds: birth.nanoseconds),
             generation: view.linux.generation.map { UInt32(truncatingIfNeeded: $0) }, subvolume: view.linux.subvolumeID,
-            handle: handle, volumeMountPointChanged: memo.mountPointChanged, volumeNameChanged: memo.nameChanged)
-        quick[memo.key, default: QuickGroup(volume: memo.volume)].items.append(item)
-        return true
+            handle: handle, volumeMountPointChanged: volume.mountPointChanged, volumeNameChanged: volume.nameChanged)
+        if let resolution = check(item, volumes: directory) { return .unmoved(resolution) }
+        return absent(item) ? .absent(item, volume) : .fullPath
     }
 
-    /// The mounted volume a bookmark records, and how its mount point and name changed since.
-    mutating func volumeMemo(uuid: [UInt8], path: [UInt8]?, name: [UInt8]?) -> QuickVolumeMemo? {
-        if let last = lastVolume, last.uuid == uuid, last.path == path, last.name == name { return last }
+    /// The mounted volume a bookmark records, and how its mount point and name changed since;
+    /// `memo` answers a run of bookmarks on one volume.
+    static func volumeMemo(
+        uuid: [UInt8], path: [UInt8]?, name: [UInt8]?, memo: inout QuickVolumeMemo?, directory: MountedVolumes
+    ) -> QuickVolumeMemo? {
+        if let last = memo, last.uuid == uuid, last.path == path, last.name == name { return last }
         guard let text = String(validating: uuid, as: UTF8.self), !text.isEmpty,
             case .mounted(let volume) = directory.locate(uuid: text, hint: path)
         else { return nil }
         let nameChanged = name.flatMap { ByteString(bytes: $0).string }.map { $0 != Resolver.currentVolumeName(volume) }
-        let memo = QuickVolumeMemo(
+        let fresh = QuickVolumeMemo(
             uuid: uuid, path: path, name: name, volume: volume, key: volume.key,
             mountPointChanged: path.map { PathBytes($0) != PathBytes(volume.mountPoint) } ?? false,
             nameChanged: nameChanged ?? false)
-        lastVolume = memo
-        return memo
+        memo = fresh
+        return fresh
     }
 
     /// `Recorded.rerooted(at:)` for the quick view's facts.

@@ -20,38 +20,18 @@ extension StoredSource {
     }
 }
 
-/// What the one `statx` of a pending bookmark's path said.
-enum QuickOutcome: Sendable {
-    /// The recorded object is there (its result is written).
-    case unmoved
-    /// Nothing is there (`ENOENT`, `ENOTDIR`): moved or deleted.
-    case absent
-    /// Something else is there, or the check could not decide.
-    case undecided
-}
-
 extension BatchResolution {
-    /// Checks the stored bookmarks the quick view read, volume by volume: one `statx` of each
-    /// one's path (on several threads for a large batch, see ``ResolutionOptions/batchThreads``);
-    /// then one walk of the volume for those whose path is empty, finding them all at once. What
-    /// neither settles is decoded in full and goes through the usual steps.
+    /// Settles the stored bookmarks whose path the quick pass found empty, volume by volume: one
+    /// walk of the volume finds them all at once (when the usual steps before a search could not
+    /// apply, ``walksForAbsent``). What it does not settle is decoded in full and goes through
+    /// the usual steps.
     mutating func settleQuick(refetch: (StoredSource) -> Result<[UInt8], BookmarkError>) {
         let groups = quick.sorted { $0.key < $1.key }.map(\.value)
         quick = [:]
         for group in groups {
-            let (volumes, threads) = (directory, threads(for: group.items.count))
-            let outcomes = results.withUnsafeMutableBufferPointer { slots in
-                Self.check(group.items, into: slots, volumes: volumes, threads: threads)
-            }
-            var absent: [QuickPending] = []
+            // Every one waiting here had nothing at its path (the quick pass checked).
+            let absent = group.items
             var unsettled: [QuickPending] = []
-            for (item, outcome) in zip(group.items, outcomes) {
-                switch outcome {
-                case .unmoved: break
-                case .absent: absent.append(item)
-                case .undecided: unsettled.append(item)
-                }
-            }
             // Those the walk covered completely without finding them are not walked for again.
             var walked = Set<Int>()
             if !absent.isEmpty, walksForAbsent {
@@ -96,34 +76,6 @@ extension BatchResolution {
     var walksForAbsent: Bool {
         options.search && options.relativeTo == nil && options.locationHints == nil
             && (!options.useHandles || geteuid() != 0)
-    }
-
-    /// One `statx` of each pending path, split over `threads` threads; an unmoved bookmark's
-    /// result goes straight into its slot of `results` (each item has its own).
-    static func check(
-        _ items: [QuickPending], into results: UnsafeMutableBufferPointer<Result<Resolution, BookmarkError>>,
-        volumes: MountedVolumes, threads: Int
-    ) -> [QuickOutcome] {
-        var outcomes = [QuickOutcome](repeating: .undecided, count: items.count)
-        outcomes.withUnsafeMutableBufferPointer { buffer in
-            // Each chunk writes its own slots only.
-            nonisolated(unsafe) let slots = buffer
-            nonisolated(unsafe) let results = results
-            let chunks = threads > 1 ? min(threads * 8, items.count) : 1
-            let work = { @Sendable (chunk: Int) in
-                for index in (items.count * chunk / chunks)..<(items.count * (chunk + 1) / chunks) {
-                    let item = items[index]
-                    if let resolution = check(item, volumes: volumes) {
-                        results[item.index] = .success(resolution)
-                        slots[index] = .unmoved
-                    } else {
-                        slots[index] = absent(item) ? .absent : .undecided
-                    }
-                }
-            }
-            if chunks > 1 { DispatchQueue.concurrentPerform(iterations: chunks, execute: work) } else { work(0) }
-        }
-        return outcomes
     }
 
     /// The one `statx` of a pending path, as `Resolver.inspect` and `Resolver.finish` do it for an

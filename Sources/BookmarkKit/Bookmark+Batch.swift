@@ -84,8 +84,6 @@ struct BatchResolution {
     var pathOnly: [Waiting] = []
     /// Stored bookmarks the quick view read, by volume, waiting for their check (`BatchResolution+Quick.swift`).
     var quick: [String: QuickGroup] = [:]
-    /// The volume of the last stored bookmark read quickly.
-    var lastVolume: QuickVolumeMemo?
 
     /// - Throws: ``BookmarkError`` (`fileSystem`) when no table is given and the mount table is unreadable.
     init(

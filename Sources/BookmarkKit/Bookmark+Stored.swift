@@ -28,9 +28,15 @@ extension Bookmark {
         } catch {
             return data.map { _ in .failure(error) }
         }
+        var chunk: [StoredRecord] = []
         for bytes in data {
-            bytes.withUnsafeBytes { batch.add(stored: $0, source: .bytes(bytes)) }
+            chunk.append(.array(bytes))
+            if chunk.count == 4096 {
+                batch.add(stored: chunk)
+                chunk.removeAll(keepingCapacity: true)
+            }
         }
+        batch.add(stored: chunk)
         return batch.finish()
     }
 
@@ -63,7 +69,9 @@ extension Bookmark {
         defer { reader.close() }
         var batch = try BatchResolution(options: options, volumes: volumes, expected: 0, progress: progress)
         batch.reserve(reader.fileSize / 600)
-        while try reader.nextRecords(max: 4096, { batch.add(stored: $0) }) {}
+        while try reader.nextRecords(max: 4096, { records in
+            batch.add(stored: records.map { StoredRecord.buffer($0.bytes, offset: $0.offset) })
+        }) {}
         return batch.finish(refetch: reader.record)
     }
 }

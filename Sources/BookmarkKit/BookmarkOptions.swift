@@ -74,10 +74,13 @@ public struct ResolutionOptions: Sendable {
     /// Where the object was seen since the bookmark was made (a volume catalog): tried before the
     /// search, and named in a `volumeNotMounted` error (``LocationHintProvider``). Default none.
     public var locationHints: (any LocationHintProvider)?
-    /// How many threads a batch from stored data (``Bookmark/resolveAll(storedIn:options:volumes:progress:)``,
-    /// ``Bookmark/resolveAll(data:options:volumes:progress:)``) may use for the `statx` that checks
-    /// each unmoved bookmark. `0` (the default): the active processors, once the batch holds 4,096
-    /// bookmarks; `1`: the calling thread only. Results do not depend on it.
+    /// How many threads a batch may use for the steps each bookmark takes alone: for stored data
+    /// (``Bookmark/resolveAll(storedIn:options:volumes:progress:)``, ``Bookmark/resolveAll(data:options:volumes:progress:)``)
+    /// reading its quick view and the one `statx` that checks an unmoved bookmark, for decoded
+    /// bookmarks (``Bookmark/resolveAll(_:options:volumes:progress:)``) the steps before the search.
+    /// `0` (the default): the active processors, for stored records taken 256 or more at a time
+    /// and for decoded batches of 4,096 or more; `1`: the calling thread only. Results do not
+    /// depend on it.
     public var batchThreads: Int
 
     /// Creates options; the defaults are the safe, non-blocking ones.

@@ -152,7 +152,7 @@ enum LibraryMetric {
                     let (status, text) = Spawn.run(
                         ["perf", "record", "-e", "cpu-clock", "-F", "20000", "-g", "-o", output + suffix, "--"]
                             + unprivileged + [tool, "--library-child", library, expected])
-                    print("perf record of the child on \(library): \(output + suffix) (status \(status)): \(text.suffix(300))")
+                    print("perf record of the child on \(library): \(output + suffix) (status \(status)): \(text.suffix(900))")
                 }
             }
             var point = LibraryPoint(
