@@ -97,18 +97,6 @@ struct BatchResolution {
         results.reserveCapacity(expected)
     }
 
-    /// A bookmark settled before it reached the batch (the quick check of stored data).
-    mutating func add(settled resolution: Resolution) {
-        tick()
-        results.append(.success(resolution))
-    }
-
-    /// A bookmark that could not even be decoded: its result is `error`.
-    mutating func add(failure error: BookmarkError) {
-        tick()
-        results.append(.failure(error))
-    }
-
     /// Takes one bookmark through the steps that need no search; keeps it for the walk if they
     /// did not settle it.
     mutating func add(_ bookmark: Bookmark) {
