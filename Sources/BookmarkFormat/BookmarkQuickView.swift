@@ -234,7 +234,7 @@ private struct QuickReader {
         guard let (type, at, size) = item(keyOffset), type == BookmarkItem.TypeCode.string,
             size == QuickLinuxField.compactName.count
         else { return false }
-        return QuickLinuxField.same(QuickLinuxField.compactName, UnsafeRawBufferPointer(rebasing: bytes[at..<at + size]))
+        return UnsafeRawBufferPointer(rebasing: bytes[at..<at + size]).elementsEqual(QuickLinuxField.compactName)
     }
 
     /// Reads a string-keyed entry: one of our per-file Linux keys of 0.1 into `facts`, any other
@@ -267,48 +267,28 @@ private struct QuickReader {
     }
 }
 
-/// The per-file Linux keys, recognised by name (``LinuxKeys``).
+/// The per-file Linux keys of 0.1, and the compact item's key, recognised by name (``LinuxKeys``).
 private enum QuickLinuxField {
     case generation, handleType, handle, birthTime, subvolumeID, mountRelativePath
 
     private static let prefix = Array(LinuxKeys.prefix.utf8)
     static let compactName = Array(LinuxKeys.compactName.utf8)
-    private static let names: [QuickLinuxField: [UInt8]] = [
-        .generation: Array("generation".utf8), .handleType: Array("handleType".utf8), .handle: Array("handle".utf8),
-        .birthTime: Array("birthTime".utf8), .subvolumeID: Array("subvolumeID".utf8),
-        .mountRelativePath: Array("mountRelativePath".utf8),
-    ]
-
-    /// Compares lengths and the first differing letters before whole names: this runs for every
-    /// string key of every bookmark in a batch.
-    init?(_ name: UnsafeRawBufferPointer) {
-        let prefixCount = Self.prefix.count
-        guard name.count > prefixCount, Self.same(Self.prefix, UnsafeRawBufferPointer(rebasing: name[..<prefixCount]))
-        else { return nil }
-        let rest = UnsafeRawBufferPointer(rebasing: name[prefixCount...])
-        let candidate: ([UInt8], QuickLinuxField)
-        switch (rest.count, rest[0]) {
-        case (10, UInt8(ascii: "g")): candidate = (Self.names[.generation] ?? [], .generation)
-        case (10, UInt8(ascii: "h")): candidate = (Self.names[.handleType] ?? [], .handleType)
-        case (6, UInt8(ascii: "h")): candidate = (Self.names[.handle] ?? [], .handle)
-        case (9, UInt8(ascii: "b")): candidate = (Self.names[.birthTime] ?? [], .birthTime)
-        case (11, UInt8(ascii: "s")): candidate = (Self.names[.subvolumeID] ?? [], .subvolumeID)
-        case (17, UInt8(ascii: "m")): candidate = (Self.names[.mountRelativePath] ?? [], .mountRelativePath)
-        default: return nil
-        }
-        guard Self.same(candidate.0, rest) else { return nil }
-        self = candidate.1
+    /// Each field's whole key name (``LinuxKeys``), as bytes.
+    private static let names: [(name: [UInt8], field: QuickLinuxField)] = [
+        (LinuxKeys.generation, .generation), (LinuxKeys.handleType, .handleType), (LinuxKeys.handle, .handle),
+        (LinuxKeys.birthTime, .birthTime), (LinuxKeys.subvolumeID, .subvolumeID),
+        (LinuxKeys.mountRelativePath, .mountRelativePath),
+    ].map { key, field in
+        guard case .string(let name) = key else { return ([], field) }
+        return (name.bytes, field)
     }
 
-    static func same(_ expected: [UInt8], _ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard expected.count == bytes.count else { return false }
-        return expected.withUnsafeBytes { e in
-            var index = 0
-            while index < bytes.count {
-                if e[index] != bytes[index] { return false }
-                index += 1
-            }
-            return true
-        }
+    /// Runs for every string key of every bookmark in a batch: the prefix first, then each name's
+    /// length before its bytes.
+    init?(_ name: UnsafeRawBufferPointer) {
+        guard name.count > Self.prefix.count, name.prefix(Self.prefix.count).elementsEqual(Self.prefix),
+            let match = Self.names.first(where: { $0.name.count == name.count && $0.name.elementsEqual(name) })
+        else { return nil }
+        self = match.field
     }
 }

@@ -155,7 +155,7 @@ extension BatchResolution {
             let uuidBytes = view.volumeUUID,
             let volume = volumeMemo(uuid: uuidBytes, path: view.volumePath, name: view.volumeName, memo: &memo, directory: directory)
         else { return .fullPath }
-        let current = rerooted(view.path, relative: view.linux.mountRelativePath?.bytes, at: volume.volume)
+        let current = Recorded.rerooted(view.path, relative: view.linux.mountRelativePath?.bytes, at: volume.volume)
         guard !directory.hazard(of: current).needsCare else { return .fullPath }
         var handle: FileHandleData?
         if let type = view.linux.handleType, let handleBytes = view.linux.handle {
@@ -166,8 +166,7 @@ extension BatchResolution {
             inode: inode, birthTime: Timestamp(seconds: birth.seconds, nanoseconds: birth.nanoseconds),
             generation: view.linux.generation.map { UInt32(truncatingIfNeeded: $0) }, subvolume: view.linux.subvolumeID,
             handle: handle, volumeMountPointChanged: volume.mountPointChanged, volumeNameChanged: volume.nameChanged)
-        if let resolution = check(item, volumes: directory) { return .unmoved(resolution) }
-        return absent(item) ? .absent(item, volume) : .fullPath
+        return check(item, on: volume, volumes: directory)
     }
 
     /// The mounted volume a bookmark records, and how its mount point and name changed since;
@@ -188,31 +187,17 @@ extension BatchResolution {
         return fresh
     }
 
-    /// `Recorded.rerooted(at:)` for the quick view's facts.
-    static func rerooted(_ path: [UInt8], relative: [UInt8]?, at volume: Volume) -> [UInt8] {
-        guard let relative else { return path }
-        let point = volume.mountPoint
-        if point == [UInt8(ascii: "/")] { return relative }
-        return relative == [UInt8(ascii: "/")] ? point : point + relative
-    }
-
-    /// As `Resolver.finish` for the pending bookmark's object, found at `path` with `status`.
-    static func resolution(_ item: QuickPending, at path: [UInt8], status: FileStatus, volume: Volume, matchedBy: MatchKind,
-                    entriesSearched: Int) -> Resolution
+    /// As `Resolver.finish` for the pending bookmark's object, found at `path` as `id`.
+    static func resolution(_ item: QuickPending, at path: [UInt8], id: FileID, matchedBy: MatchKind, entriesSearched: Int)
+        -> Resolution
     {
-        var changes = Set<Change>()
         let here = PathBytes(path)
         let recorded = PathBytes(item.recordedPath)
-        if here != recorded {
-            changes.insert(.path)
-            if here.lastComponent != recorded.lastComponent { changes.insert(.name) }
-            if here.parent != recorded.parent { changes.insert(.parent) }
-        }
+        var changes = here == recorded ? [] : Resolver.pathChanges(here, from: recorded)
         if item.volumeMountPointChanged { changes.insert(.volumeMountPoint) }
         if item.volumeNameChanged { changes.insert(.volumeName) }
-        let id = FileID.known(status, on: volume, mountID: volume.mountID, generation: item.generation, handle: item.handle)
         return Resolution(
-            path: FilePath(bytes: path), matchedBy: matchedBy, changes: changes, isInTrash: here.isInTrash, volume: volume,
-            fileID: id, entriesSearched: entriesSearched, notes: [])
+            path: FilePath(bytes: path), matchedBy: matchedBy, changes: changes, isInTrash: here.isInTrash,
+            volume: id.volume, fileID: id, entriesSearched: entriesSearched, notes: [])
     }
 }

@@ -38,9 +38,11 @@ extension BatchResolution {
                 let (hits, entries, complete) = walk(absent, on: group.volume)
                 for (position, item) in absent.enumerated() {
                     if let hit = hits[position] {
+                        let id = FileID.known(
+                            hit.status, on: group.volume, mountID: group.volume.mountID, generation: item.generation,
+                            handle: item.handle)
                         results[item.index] = .success(Self.resolution(
-                            item, at: hit.path, status: hit.status, volume: group.volume, matchedBy: .search,
-                            entriesSearched: entries))
+                            item, at: hit.path, id: id, matchedBy: .search, entriesSearched: entries))
                     } else {
                         unsettled.append(item)
                         if complete { walked.insert(item.index) }
@@ -79,33 +81,20 @@ extension BatchResolution {
     }
 
     /// The one `statx` of a pending path, as `Resolver.inspect` and `Resolver.finish` do it for an
-    /// object found at its recorded path: the result when the recorded object is there.
-    static func check(_ item: QuickPending, volumes: MountedVolumes) -> Resolution? {
-        guard
-            let known = FileID.lookUpKnown(
-                item.current, inode: item.inode, birthTime: item.birthTime, generation: item.generation,
-                handle: item.handle, volumes: volumes)
-        else { return nil }
-        if let subvolume = item.subvolume, let other = known.subvolume, subvolume != other { return nil }
-        var changes = Set<Change>()
-        let here = PathBytes(item.current)
-        if let recorded = item.recorded.map(PathBytes.init), here != recorded {
-            changes.insert(.path)
-            if here.lastComponent != recorded.lastComponent { changes.insert(.name) }
-            if here.parent != recorded.parent { changes.insert(.parent) }
-        }
-        if item.volumeMountPointChanged { changes.insert(.volumeMountPoint) }
-        if item.volumeNameChanged { changes.insert(.volumeName) }
-        return Resolution(
-            path: FilePath(bytes: item.current), matchedBy: .path, changes: changes, isInTrash: here.isInTrash,
-            volume: known.volume, fileID: known, entriesSearched: 0, notes: [])
-    }
-
-    /// Whether nothing is at the pending path (`ENOENT`, `ENOTDIR`): the object moved or was deleted.
-    static func absent(_ item: QuickPending) -> Bool {
+    /// object found at its recorded path: the result when the recorded object is there, the wait
+    /// for the walk when nothing is (`ENOENT`, `ENOTDIR`), the full path otherwise.
+    static func check(_ item: QuickPending, on volume: QuickVolumeMemo, volumes: MountedVolumes) -> StoredOutcome {
         switch FileStatus.lookup(pathBytes: item.current, followSymlinks: false) {
-        case .failure(let errno): return errno == .noSuchFileOrDirectory || errno == .notDirectory
-        case .success: return false
+        case .failure(let errno):
+            return errno == .noSuchFileOrDirectory || errno == .notDirectory ? .absent(item, volume) : .fullPath
+        case .success(let status):
+            guard
+                let known = FileID.lookUpKnown(
+                    status: status, inode: item.inode, birthTime: item.birthTime, generation: item.generation,
+                    handle: item.handle, volumes: volumes)
+            else { return .fullPath }
+            if let subvolume = item.subvolume, let other = known.subvolume, subvolume != other { return .fullPath }
+            return .unmoved(resolution(item, at: item.current, id: known, matchedBy: .path, entriesSearched: 0))
         }
     }
 

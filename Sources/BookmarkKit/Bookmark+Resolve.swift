@@ -371,15 +371,8 @@ struct Resolver: Sendable {
     // MARK: - Result
 
     func finish(_ found: Found, volume: Volume) -> Resolution {
-        var changes = Set<Change>()
         let atRecordedPath = PathBytes(found.path) == PathBytes(recorded.path)
-        if !atRecordedPath {
-            changes.insert(.path)
-            let foundPath = PathBytes(found.path)
-            let recordedPath = PathBytes(recorded.path)
-            if foundPath.lastComponent != recordedPath.lastComponent { changes.insert(.name) }
-            if foundPath.parent != recordedPath.parent { changes.insert(.parent) }
-        }
+        var changes = atRecordedPath ? [] : Self.pathChanges(PathBytes(found.path), from: PathBytes(recorded.path))
         if found.matchedBy == .replacedAtPath { changes.insert(.fileIdentity) }
         if let recordedPoint = recorded.volumePath, PathBytes(recordedPoint) != PathBytes(volume.mountPoint) { changes.insert(.volumeMountPoint) }
         if let recordedName = recorded.volumeName, recordedName != Self.currentVolumeName(volume) { changes.insert(.volumeName) }
@@ -388,6 +381,15 @@ struct Resolver: Sendable {
             matchedBy: found.matchedBy, changes: changes,
             isInTrash: atRecordedPath ? recorded.pathIsInTrash : PathBytes(found.path).isInTrash, volume: volume, fileID: found.id, entriesSearched: entriesSearched,
             notes: notes)
+    }
+
+    /// What differs between an object's path now and the recorded one (they differ): the path,
+    /// and its name or parent.
+    static func pathChanges(_ found: PathBytes, from recorded: PathBytes) -> Set<Change> {
+        var changes: Set<Change> = [.path]
+        if found.lastComponent != recorded.lastComponent { changes.insert(.name) }
+        if found.parent != recorded.parent { changes.insert(.parent) }
+        return changes
     }
 
     static func currentVolumeName(_ volume: Volume) -> String {

@@ -133,34 +133,36 @@ struct StoredBookmarkReader {
         return true
     }
 
-    /// The length of the well-framed record at `at` (a `book` header, a length within limits).
-    private func plainFrame(at start: Int) -> Int? {
-        buffer.withUnsafeBytes { b -> Int? in
-            guard b[start] == UInt8(ascii: "b"), b[start + 1] == UInt8(ascii: "o"), b[start + 2] == UInt8(ascii: "o"),
-                b[start + 3] == UInt8(ascii: "k")
-            else { return nil }
-            var size = 0
-            for offset in 0..<4 { size |= Int(b[start + 4 + offset]) << (8 * offset) }
-            return size >= Self.shortest && size <= BookmarkDecodingLimits.default.maxInputSize ? size : nil
-        }
-    }
-
-    /// Checks the header at ``position`` and makes the whole record available; its length.
-    private mutating func frame() throws(BookmarkError) -> Int {
-        let start = position
-        let (magicOK, size) = buffer.withUnsafeBytes { b -> (Bool, Int) in
+    /// The header at `start` (20 bytes must be there): whether it starts with `book`, and the
+    /// record length it gives.
+    private func header(at start: Int) -> (isBook: Bool, size: Int) {
+        buffer.withUnsafeBytes { b -> (Bool, Int) in
             let magic = b[start] == UInt8(ascii: "b") && b[start + 1] == UInt8(ascii: "o")
                 && b[start + 2] == UInt8(ascii: "o") && b[start + 3] == UInt8(ascii: "k")
             var size = 0
             for offset in 0..<4 { size |= Int(b[start + 4 + offset]) << (8 * offset) }
             return (magic, size)
         }
-        guard magicOK else {
+    }
+
+    private static func acceptable(_ size: Int) -> Bool {
+        size >= shortest && size <= BookmarkDecodingLimits.default.maxInputSize
+    }
+
+    /// The length of the well-framed record at `start` (a `book` header, a length within limits).
+    private func plainFrame(at start: Int) -> Int? {
+        let (isBook, size) = header(at: start)
+        return isBook && Self.acceptable(size) ? size : nil
+    }
+
+    /// Checks the header at ``position`` and makes the whole record available; its length.
+    private mutating func frame() throws(BookmarkError) -> Int {
+        let start = position
+        let (isBook, size) = header(at: start)
+        guard isBook else {
             throw framing("bytes \(Array(buffer[start..<start + 4])) where a \"book\" header must start")
         }
-        guard size >= Self.shortest, size <= BookmarkDecodingLimits.default.maxInputSize else {
-            throw framing("a record length of \(size) bytes")
-        }
+        guard Self.acceptable(size) else { throw framing("a record length of \(size) bytes") }
         guard try fill(size) else { throw framing("the last record is cut short") }
         return size
     }
