@@ -89,6 +89,8 @@ enum StoredOutcome: Sendable {
     case unmoved(Resolution)
     /// Nothing is at its path: it waits for the volume's walk.
     case absent(QuickPending, QuickVolumeMemo)
+    /// Already in the batch's results (an unmoved one, written there by the thread that checked it).
+    case settled
 }
 
 extension BatchResolution {
@@ -100,29 +102,40 @@ extension BatchResolution {
         let base = results.count
         // A chunk of a file is a few thousand records: enough work for every thread.
         let threads = records.count >= 256 ? threads(for: 4096) : threads(for: records.count)
-        var outcomes = [StoredOutcome](repeating: .fullPath, count: records.count)
+        // Every record's slot first: the threads write the unmoved ones (most of a library) there
+        // themselves, so the calling thread does not copy them once more.
+        results.append(contentsOf: repeatElement(Self.unsettled, count: records.count))
+        var outcomes = [StoredOutcome](repeating: .settled, count: records.count)
         let (options, directory) = (options, directory)
-        outcomes.withUnsafeMutableBufferPointer { buffer in
-            // Each chunk writes its own slots only; the records' bytes live until this call returns.
-            nonisolated(unsafe) let slots = buffer
-            nonisolated(unsafe) let records = records
-            let chunks = threads > 1 ? min(threads * 4, records.count) : 1
-            let work = { @Sendable (chunk: Int) in
-                var memo: QuickVolumeMemo?
-                for index in (records.count * chunk / chunks)..<(records.count * (chunk + 1) / chunks) {
-                    slots[index] = records[index].withBytes {
-                        Self.quickOutcome(
-                            $0, source: records[index].source, index: base + index, memo: &memo, options: options,
-                            directory: directory)
+        results.withUnsafeMutableBufferPointer { resultBuffer in
+            outcomes.withUnsafeMutableBufferPointer { buffer in
+                // Each chunk writes its own slots only; the records' bytes live until this call returns.
+                nonisolated(unsafe) let slots = buffer
+                nonisolated(unsafe) let resultSlots = resultBuffer
+                nonisolated(unsafe) let records = records
+                let chunks = threads > 1 ? min(threads * 4, records.count) : 1
+                let work = { @Sendable (chunk: Int) in
+                    var memo: QuickVolumeMemo?
+                    for index in (records.count * chunk / chunks)..<(records.count * (chunk + 1) / chunks) {
+                        let outcome = records[index].withBytes {
+                            Self.quickOutcome(
+                                $0, source: records[index].source, index: base + index, memo: &memo, options: options,
+                                directory: directory)
+                        }
+                        if case .unmoved(let resolution) = outcome {
+                            resultSlots[base + index] = .success(resolution)
+                        } else {
+                            slots[index] = outcome
+                        }
                     }
                 }
+                if chunks > 1 { DispatchQueue.concurrentPerform(iterations: chunks, execute: work) } else { work(0) }
             }
-            if chunks > 1 { DispatchQueue.concurrentPerform(iterations: chunks, execute: work) } else { work(0) }
         }
         for (offset, outcome) in outcomes.enumerated() {
-            tick()
-            results.append(Self.unsettled)
+            tick(at: base + offset)
             switch outcome {
+            case .settled: break
             case .unmoved(let resolution): results[base + offset] = .success(resolution)
             case .absent(let item, let memo):
                 quick[memo.key, default: QuickGroup(volume: memo.volume)].items.append(item)

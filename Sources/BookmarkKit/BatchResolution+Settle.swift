@@ -104,11 +104,12 @@ extension BatchResolution {
         var status: FileStatus
     }
 
-    /// Walks the volume once from its mount point, finding every pending object by inode and
-    /// confirming it with a `statx` relative to its directory. `complete`: the walk ended without
-    /// running out of its budget or being cancelled.
+    /// Walks the volume once from its mount point, on every core the batch may use
+    /// (``parallelWalk(_:threads:share:cancellation:interesting:examine:)``), finding every pending
+    /// object by inode and confirming it with a `statx` relative to its directory; the walk ends
+    /// when all are found. `complete`: the walk ended without running out of its budget or being
+    /// cancelled.
     func walk(_ items: [QuickPending], on volume: Volume) -> (hits: [WalkHit?], entries: Int, complete: Bool) {
-        var hits = [WalkHit?](repeating: nil, count: items.count)
         // Inode → first position; `chain` links the positions that share an inode.
         var first: [UInt64: Int] = [:]
         first.reserveCapacity(items.count)
@@ -117,36 +118,32 @@ extension BatchResolution {
             if let earlier = first[item.inode] { chain[position] = earlier }
             first[item.inode] = position
         }
-        var remaining = items.count
-        var walker = VolumeWalker(budget: options.budget, cancellation: options.cancellation)
         progress?(BatchProgress(settled: 0, total: results.count, entriesWalked: 0, volume: volume.mountPoint))
-        guard let root = try? Directory.current.open(volume.mountPointPath, options: [.readOnly, .directory, .nonBlocking])
-        else { return (hits, 0, false) }
-        defer { try? root.close() }
-        var complete = true
-        do {
-            _ = try walker.walk(
-                root, path: volume.mountPoint,
-                interesting: { first[$0.inode] != nil },
-                examine: { entry, directory, directoryPath in
-                    guard let status = try? directory.statusOfChild(entry.name) else { return false }
-                    var position = first[entry.inode] ?? -1
-                    while position >= 0 {
-                        if hits[position] == nil, items[position].matches(status) {
-                            var path = directoryPath == [UInt8(ascii: "/")] ? [] : directoryPath
-                            path.append(UInt8(ascii: "/"))
-                            path += entry.name
-                            hits[position] = WalkHit(path: path, status: status)
-                            remaining -= 1
-                        }
-                        position = chain[position]
+        let claims = WalkClaims(count: items.count)
+        let share = WalkShare(
+            budget: options.budget,
+            deadline: ContinuousClock.now.advanced(by: min(options.budget.time, .seconds(86_400 * 365))))
+        // A volume walk is large whatever the number of bookmarks it looks for.
+        let walked = Self.parallelWalk(
+            volume, threads: threads(for: 4096), share: share, cancellation: options.cancellation,
+            interesting: { first[$0.inode] != nil },
+            examine: { (entry, directory, directoryPath, found: inout [(Int, WalkHit)]) -> Bool in
+                guard let status = try? directory.statusOfChild(entry.name) else { return false }
+                var position = first[entry.inode] ?? -1
+                var allFound = false
+                while position >= 0 {
+                    if items[position].matches(status), claims.claim(position, allFound: &allFound) {
+                        found.append((position, WalkHit(path: Self.joined(directoryPath, entry.name), status: status)))
                     }
-                    return remaining == 0
-                })
-        } catch {
-            complete = false
+                    position = chain[position]
+                }
+                return allFound
+            })
+        var hits = [WalkHit?](repeating: nil, count: items.count)
+        for part in walked.parts {
+            for (position, hit) in part { hits[position] = hit }
         }
-        progress?(BatchProgress(settled: 0, total: results.count, entriesWalked: walker.entries, volume: volume.mountPoint))
-        return (hits, walker.entries, complete)
+        progress?(BatchProgress(settled: 0, total: results.count, entriesWalked: walked.entries, volume: volume.mountPoint))
+        return (hits, walked.entries, walked.complete)
     }
 }

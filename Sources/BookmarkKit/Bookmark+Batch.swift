@@ -198,8 +198,10 @@ struct BatchResolution {
     }
 
     /// Progress every 4,096 bookmarks of the first phase.
-    mutating func tick() {
-        let index = results.count
+    mutating func tick() { tick(at: results.count) }
+
+    /// ``tick()`` for the bookmark at `index`, whose slot may already be in the results.
+    mutating func tick(at index: Int) {
         if index >= expected { expected = index + 1 }
         if let progress, index > 0, index % 4096 == 0 {
             progress(BatchProgress(settled: index, total: expected, entriesWalked: 0))

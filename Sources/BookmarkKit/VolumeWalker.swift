@@ -2,6 +2,7 @@
 import FileIdentity
 import SecureFiles
 import SystemPackage
+import Synchronization
 
 /// Walks directory trees on one volume with `getdents64` (no `stat` per entry), depth first,
 /// never following symlinks, never leaving the mount, skipping unreadable directories, within a
@@ -18,10 +19,24 @@ struct VolumeWalker {
         case cancelled
     }
 
+    /// The count that walkers of one volume on several threads share (``WalkShare``), when this
+    /// walker is one of them.
+    private let share: WalkShare?
+
     init(budget: SearchBudget, cancellation: CancellationFlag?) {
         self.budget = budget
         self.cancellation = cancellation
         deadline = ContinuousClock.now.advanced(by: min(budget.time, .seconds(86_400 * 365)))
+        share = nil
+    }
+
+    /// A walker of part of a volume, whose budget is the share's: its entries count against the
+    /// total of all the share's walkers, and its deadline is the share's.
+    init(share: WalkShare, cancellation: CancellationFlag?) {
+        budget = share.budget
+        self.cancellation = cancellation
+        deadline = share.deadline
+        self.share = share
     }
 
     private struct Pending {
@@ -53,10 +68,12 @@ struct VolumeWalker {
             var children: [DirectoryEntry] = []
             var stop: Stop?
             var seen = entries
+            let before = seen
             let isRoot = directoryPath == path
             let limit = budget.entries
             let deadline = self.deadline
             let cancellation = self.cancellation
+            let share = self.share
             // Names are copied only for the entries kept: hits and directories.
             try? directory.forEachDirectoryEntryView { view in
                 seen += 1
@@ -69,15 +86,19 @@ struct VolumeWalker {
                     children.append(view.entry)
                 }
                 if seen & 1023 == 0 {
-                    if seen >= limit || ContinuousClock.now >= deadline { stop = .exhausted }
-                    if cancellation?.isCancelled == true || Task.isCancelled { stop = .cancelled }
+                    let total = share.map { $0.total + seen - before } ?? seen
+                    if total >= limit || ContinuousClock.now >= deadline { stop = .exhausted }
+                    if cancellation?.isCancelled == true || Task.isCancelled || share?.isFinished == true {
+                        stop = .cancelled
+                    }
                 }
                 return stop == nil
             }
             entries = seen
+            _ = share?.add(seen - before)
             if let stop { throw stop }
             for hit in hits where examine(hit, directory, directoryPath) { return true }
-            if entries >= limit { throw .exhausted }
+            if (share?.total ?? entries) >= limit { throw .exhausted }
             let base = directoryPath == [UInt8(ascii: "/")] ? [] : directoryPath
             for child in children.reversed() {
                 pending.append(Pending(parent: directory, name: child.name, path: base + [UInt8(ascii: "/")] + child.name))
@@ -115,4 +136,31 @@ extension VolumeWalker {
             current = current.parent
         }
     }
+}
+
+/// The budget of one volume's walk split over several threads (`BatchResolution+ParallelWalk.swift`):
+/// one count of entries, one deadline, and one flag that ends every part once the walk found all
+/// it looks for.
+final class WalkShare: Sendable {
+    let budget: SearchBudget
+    let deadline: ContinuousClock.Instant
+    private let entries = Atomic<Int>(0)
+    private let finished = AtomicFlag()
+
+    /// Ends every walker of the share at its next check (every 1,024 entries), as if cancelled.
+    func finish() { finished.set() }
+
+    /// Whether ``finish()`` was called.
+    var isFinished: Bool { finished.value }
+
+    init(budget: SearchBudget, deadline: ContinuousClock.Instant) {
+        self.budget = budget
+        self.deadline = deadline
+    }
+
+    /// Counts `count` more entries; returns the new total.
+    func add(_ count: Int) -> Int { entries.add(count, ordering: .relaxed).newValue }
+
+    /// The entries counted so far.
+    var total: Int { entries.load(ordering: .relaxed) }
 }

@@ -60,6 +60,9 @@ struct LibraryChildReport: Codable {
     /// Walks started, and the entries they read in all (from the batch's progress reports).
     var walks: Int
     var entriesWalked: Int
+    /// Seconds from the start to the first walk's start and to the last walk's end (`nil`: no walk).
+    var walkStart: Double?
+    var walkEnd: Double?
 }
 
 enum LibraryMetric {
@@ -146,6 +149,13 @@ enum LibraryMetric {
             }
             _ = Spawn.quiet(["find", workload.root, "-xdev"])
 
+            // For working on the batch: the library stays until the named file is removed, so
+            // the child can be run again by hand (`BookmarkBenchmarks --library-child LIB EXPECTED`).
+            if let hold = ProcessInfo.processInfo.environment["BOOKMARK_BENCH_HOLD"] {
+                try? "\(folder)\n".write(toFile: hold, atomically: true, encoding: .utf8)
+                print("library held in \(folder) until \(hold) is removed")
+                while access(hold, F_OK) == 0 { sleep(1) }
+            }
             // Profiles of the child on each library (Docs/PERFORMANCE.md, "Profiling").
             if let output = ProcessInfo.processInfo.environment["BOOKMARK_BENCH_PERF"] {
                 for (library, expected, suffix) in [(unmovedOnly, expectedUnmoved, ""), (all, expectedAll, ".all")] {
@@ -233,15 +243,22 @@ enum LibraryMetric {
     /// results against the expected paths and times a bare `statx` of each existing one.
     static func childMain(library: String, expected: String) -> Int32 {
         let startBytes = residentBytes()
-        let walkLog = Mutex((walks: 0, entries: 0))
         let clock = ContinuousClock()
         let began = clock.now
+        let walkLog = Mutex((walks: 0, entries: 0, start: Double?.none, end: Double?.none))
         let results: [Result<Resolution, BookmarkError>]
         do {
             results = try Bookmark.resolveAll(storedIn: FilePath(library)) { progress in
                 walkLog.withLock { log in
-                    if progress.volume != nil, progress.entriesWalked == 0 { log.walks += 1 }
-                    if progress.volume != nil { log.entries = max(log.entries, progress.entriesWalked) }
+                    let now = seconds(clock.now - began)
+                    if progress.volume != nil, progress.entriesWalked == 0 {
+                        log.walks += 1
+                        if log.start == nil { log.start = now }
+                    }
+                    if progress.volume != nil {
+                        log.entries = max(log.entries, progress.entriesWalked)
+                        if progress.entriesWalked > 0 { log.end = now }
+                    }
                 }
             }
         } catch {
@@ -293,7 +310,8 @@ enum LibraryMetric {
         let report = LibraryChildReport(
             seconds: elapsed, statxSeconds: statxSeconds, peakBytes: peak, startBytes: startBytes, resolved: resolved,
             notFound: notFound, wrong: wrong, firstWrong: firstWrong, walks: walkLog.withLock { $0.walks },
-            entriesWalked: walkLog.withLock { $0.entries })
+            entriesWalked: walkLog.withLock { $0.entries }, walkStart: walkLog.withLock { $0.start },
+            walkEnd: walkLog.withLock { $0.end })
         guard let json = try? JSONEncoder().encode(report) else { return 1 }
         print(String(decoding: json, as: UTF8.self))
         return 0

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+import Dispatch
+import FileIdentity
+import SecureFiles
+import Synchronization
+import SystemPackage
+
+// A library's shared walk reads the whole volume: on one thread it was a third of a large batch.
+// Split over the cores by subtree, the walk's parts share one budget and stop together.
+
+/// What a walk split over threads found: each part's finds, the entries read, and whether it
+/// ended without running out of its budget or being cancelled (or found everything).
+struct ParallelWalkResult<Found> {
+    var parts: [[Found]]
+    var entries: Int
+    var complete: Bool
+}
+
+extension BatchResolution {
+    /// Walks the volume from its mount point on `threads` threads.
+    ///
+    /// The top levels are read on the calling thread, breadth first, until there are sixteen
+    /// directories per thread (at most three levels down); then each of those directories' trees
+    /// is walked by one thread at a time, depth first (``VolumeWalker``), all sharing `share`.
+    /// `examine` is called on the thread that read the entry, with that part's own list to add
+    /// to; it returns `true` when the walk found everything, which ends every part at its next
+    /// check (``WalkShare/finish()``).
+    static func parallelWalk<Found>(
+        _ volume: Volume, threads: Int, share: WalkShare, cancellation: CancellationFlag?,
+        interesting: (DirectoryEntryView) -> Bool,
+        examine: (DirectoryEntry, OwnedDescriptor, [UInt8], inout [Found]) -> Bool
+    ) -> ParallelWalkResult<Found> {
+        guard let root = try? Directory.current.open(volume.mountPointPath, options: [.readOnly, .directory, .nonBlocking])
+        else { return ParallelWalkResult(parts: [], entries: 0, complete: false) }
+        var top: [Found] = []
+        var level = [(directory: root, path: volume.mountPoint)]
+        var entries = 0
+        var depth = 0
+        var finished = false
+        while level.count < threads * 16, depth < 3, !level.isEmpty, !finished {
+            var next: [(directory: OwnedDescriptor, path: [UInt8])] = []
+            for (directory, path) in level where !finished {
+                var children: [[UInt8]] = []
+                var hits: [DirectoryEntry] = []
+                try? directory.forEachDirectoryEntryView { view in
+                    entries += 1
+                    if interesting(view) { hits.append(view.entry) }
+                    if view.kind == .directory || view.kind == .unknown { children.append(Array(view.nameBytes)) }
+                    return true
+                }
+                for hit in hits where examine(hit, directory, path, &top) {
+                    finished = true
+                    break
+                }
+                for name in children where !finished {
+                    if let opened = try? directory.openChildDirectory(name, sameMount: true) {
+                        next.append((opened, Self.joined(path, name)))
+                    }
+                }
+            }
+            level = next
+            depth += 1
+        }
+        _ = share.add(entries)
+        if finished || isCancelled(cancellation) {
+            return ParallelWalkResult(parts: [top], entries: entries, complete: finished)
+        }
+        var parts = [[Found]](repeating: [], count: level.count + 1)
+        var counts = [Int](repeating: 0, count: level.count)
+        let stopped = AtomicFlag()
+        parts.withUnsafeMutableBufferPointer { partSlots in
+            counts.withUnsafeMutableBufferPointer { countSlots in
+                // Each part writes its own slots only; the closures are only read.
+                nonisolated(unsafe) let parts = partSlots
+                nonisolated(unsafe) let counts = countSlots
+                nonisolated(unsafe) let interesting = interesting
+                nonisolated(unsafe) let examine = examine
+                let level = level
+                DispatchQueue.concurrentPerform(iterations: level.count) { part in
+                    var walker = VolumeWalker(share: share, cancellation: cancellation)
+                    var found: [Found] = []
+                    do {
+                        let all = try walker.walk(
+                            level[part].directory, path: level[part].path, interesting: interesting,
+                            examine: { entry, directory, path in examine(entry, directory, path, &found) })
+                        if all { share.finish() }
+                    } catch {
+                        if !share.isFinished { stopped.set() }
+                    }
+                    parts[part + 1] = found
+                    counts[part] = walker.entries
+                }
+            }
+        }
+        parts[0] = top
+        let complete = share.isFinished || !stopped.value
+        return ParallelWalkResult(parts: parts, entries: entries + counts.reduce(0, +), complete: complete)
+    }
+
+    /// Whether the caller cancelled (the flag or the task).
+    private static func isCancelled(_ flag: CancellationFlag?) -> Bool {
+        flag?.isCancelled == true || Task.isCancelled
+    }
+
+    /// `directory`/`name`.
+    static func joined(_ directory: [UInt8], _ name: [UInt8]) -> [UInt8] {
+        var path = directory == [UInt8(ascii: "/")] ? [] : directory
+        path.reserveCapacity(path.count + 1 + name.count)
+        path.append(UInt8(ascii: "/"))
+        path += name
+        return path
+    }
+}
+
+/// The pending bookmarks a walk has found, for walkers on several threads: each is claimed once.
+final class WalkClaims: Sendable {
+    private let state: Mutex<(claimed: [Bool], remaining: Int)>
+
+    init(count: Int) {
+        state = Mutex(([Bool](repeating: false, count: count), count))
+    }
+
+    /// Claims `position`: `false` when another walker claimed it first. `allFound` is set when
+    /// this claim was the last.
+    func claim(_ position: Int, allFound: inout Bool) -> Bool {
+        state.withLock { state in
+            guard !state.claimed[position] else { return false }
+            state.claimed[position] = true
+            state.remaining -= 1
+            allFound = state.remaining == 0
+            return true
+        }
+    }
+}
