@@ -283,6 +283,7 @@ struct Resolver: Sendable {
         } catch {
             return error.code == .stale ? .deleted : .unavailable
         }
+        if let found = knownByHandle(opened, on: volume, handle: handle) { return .found(found) }
         guard let id = try? FileID.identify(opened, on: volume, openedBy: handle), recorded.matches(id) else {
             return .unavailable
         }
@@ -291,6 +292,22 @@ struct Resolver: Sendable {
         // the object really is there; otherwise the file exists, and the search will find its path.
         guard let path = try? opened.currentPathBytes(), holds(path, id) else { return .unavailable }
         return .found(Found(path: path, id: id, matchedBy: .handle))
+    }
+
+    /// The object opened by handle, found at the path the kernel gives for it with one `statx`, as
+    /// an unmoved file is (`FileID.lookUpKnown`): the recorded inode and birth time on the volume's
+    /// mount are the recorded object, so the descriptor itself need not be examined. `nil` when
+    /// the bookmark has no birth time, or the path does not hold the object (a disconnected open,
+    /// a move in between): the caller then examines the descriptor.
+    func knownByHandle(_ opened: OwnedDescriptor, on volume: Volume, handle: FileHandleData) -> Found? {
+        guard let inode = recorded.inode, let birthTime = recorded.birthTime,
+            let path = try? opened.currentPathBytes(),
+            let id = FileID.lookUpKnown(
+                path, inode: inode, birthTime: birthTime, generation: recorded.generation.map { UInt32(truncatingIfNeeded: $0) },
+                handle: handle, volumes: directory),
+            id.mountID == volume.mountID, recorded.matches(id)
+        else { return nil }
+        return Found(path: path, id: id, matchedBy: .handle)
     }
 
     /// Whether `path` (not following a final symlink) is the object `id` names: the same inode,
@@ -386,10 +403,25 @@ struct Resolver: Sendable {
     /// What differs between an object's path now and the recorded one (they differ): the path,
     /// and its name or parent.
     static func pathChanges(_ found: PathBytes, from recorded: PathBytes) -> Set<Change> {
-        var changes: Set<Change> = [.path]
-        if found.lastComponent != recorded.lastComponent { changes.insert(.name) }
-        if found.parent != recorded.parent { changes.insert(.parent) }
-        return changes
+        // Compared in place at each path's last separator: making the two names and two parents
+        // cost more than the rest of a handle resolution's result.
+        let (now, then) = (found.bytes, recorded.bytes)
+        guard let cutNow = now.lastIndex(of: UInt8(ascii: "/")), let cutThen = then.lastIndex(of: UInt8(ascii: "/")),
+            cutNow + 1 < now.count, cutThen + 1 < then.count, !found.hasDoubleSlash, !recorded.hasDoubleSlash
+        else {
+            var changes: Set<Change> = [.path]
+            if found.lastComponent != recorded.lastComponent { changes.insert(.name) }
+            if found.parent != recorded.parent { changes.insert(.parent) }
+            return changes
+        }
+        let sameName = now[(cutNow + 1)...].elementsEqual(then[(cutThen + 1)...])
+        let sameParent = now[..<cutNow].elementsEqual(then[..<cutThen])
+        switch (sameName, sameParent) {
+        case (true, true): return [.path]
+        case (false, true): return [.path, .name]
+        case (true, false): return [.path, .parent]
+        case (false, false): return [.path, .name, .parent]
+        }
     }
 
     static func currentVolumeName(_ volume: Volume) -> String {

@@ -161,7 +161,8 @@ extension OwnedDescriptor {
         return withUnsafeBytes(of: raw.f_handle) { body(raw.handle_type, UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
     }
 
-    /// The current path of the open object, read from `/proc/self/fd/N`; it follows renames.
+    /// The current path of the open object, read from `/proc/self/fd/N` (relative to the
+    /// process's open `/proc/self/fd`, see `ProcessDescriptorLinks`); it follows renames.
     /// Deleted objects end in `" (deleted)"`, which this reports as `nil`.
     ///
     /// The corresponding C function is `readlinkat`.
@@ -178,18 +179,16 @@ extension OwnedDescriptor {
         guard let fd = rawValue else {
             throw FileSystemError(syscall: "readlinkat", errno: .badFileDescriptor, path: openedPath)
         }
-        let link = Array("/proc/self/fd/\(fd)".utf8)
-        let result: Result<[UInt8], Errno> = withCName(link) { cPath in
-            withUnsafeTemporaryAllocation(of: CChar.self, capacity: 4097) { buffer in
-                Sys.readlinkat(atCurrentDirectory, cPath, buffer).map { count in
-                    Array(UnsafeRawBufferPointer(start: buffer.baseAddress, count: min(count, 4096)))
-                }
+        let result: Result<[UInt8], Errno> = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 4097) { buffer in
+            ProcessDescriptorLinks.read(fd, into: buffer).map { count in
+                Array(UnsafeRawBufferPointer(start: buffer.baseAddress, count: min(count, 4096)))
             }
         }
         let bytes: [UInt8]
         switch result {
         case .success(let read): bytes = read
-        case .failure(let errno): throw FileSystemError(syscall: "readlinkat", errno: errno, path: FilePath(bytes: link))
+        case .failure(let errno):
+            throw FileSystemError(syscall: "readlinkat", errno: errno, path: FilePath("/proc/self/fd/\(fd)"))
         }
         let deleted = Array(" (deleted)".utf8)
         if bytes.count >= deleted.count, bytes.suffix(deleted.count).elementsEqual(deleted) { return nil }

@@ -248,7 +248,7 @@ public struct PathBytes: Sendable, Hashable, CustomStringConvertible, Expressibl
 
     static let slash = UInt8(ascii: "/")
 
-    private var hasDoubleSlash: Bool {
+    package var hasDoubleSlash: Bool {
         bytes.withUnsafeBufferPointer { buffer in
             guard buffer.count > 1 else { return false }
             for index in 1..<buffer.count where buffer[index] == Self.slash && buffer[index - 1] == Self.slash {

@@ -19,6 +19,12 @@
 //                              parent again. Prints `child-sees yes|no` and `parent-sees yes|no`:
 //                              whether each saw the mount. A child that polled the inherited
 //                              mountinfo descriptor would take the parent's notification.
+//   create-probe links DIR     with DIR/one and DIR/two: reads the link of a descriptor of one
+//                              (so the process keeps its /proc/self/fd open), forks; the child
+//                              closes that descriptor, opens two under the same number and
+//                              reads its link. Prints `child-link PATH`, `same-number yes|no`
+//                              and then `parent-link PATH`: a child that read through the
+//                              parent's /proc/self/fd would print one.
 
 import BookmarkKit
 import FileIdentity
@@ -110,6 +116,31 @@ func mountsScenario(_ directory: String) throws {
     check(umount(directory) == 0, "umount")
 }
 
+func linksScenario(_ directory: String) throws {
+    func link(_ descriptor: OwnedDescriptor) -> String {
+        guard let bytes = try? descriptor.currentPathBytes() else { return "-" }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+    let one = try Directory.current.open(FilePath(directory + "/one"), options: [.pathOnly])
+    say("before-fork \(link(one))")
+    let child = fork()
+    check(child >= 0, "fork")
+    if child == 0 {
+        let number = one.rawValue
+        try? one.close()
+        guard let two = try? Directory.current.open(FilePath(directory + "/two"), options: [.pathOnly]) else {
+            say("child-link open-failed")
+            _exit(1)
+        }
+        say("same-number \(two.rawValue == number ? "yes" : "no")")
+        say("child-link \(link(two))")
+        _exit(0)
+    }
+    var status: CInt = 0
+    check(waitpid(child, &status, 0) == child, "waitpid")
+    say("parent-link \(link(one))")
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch arguments.first {
@@ -119,8 +150,10 @@ do {
         try forkScenario(arguments[1])
     case "mounts" where arguments.count == 2:
         try mountsScenario(arguments[1])
+    case "links" where arguments.count == 2:
+        try linksScenario(arguments[1])
     default:
-        print("usage: create-probe ids PATH... | fork DIR | mounts DIR")
+        print("usage: create-probe ids PATH... | fork DIR | mounts DIR | links DIR")
         exit(2)
     }
 } catch {
