@@ -16,19 +16,25 @@ package struct BookmarkQuickView: Sendable {
     package var path: [UInt8] = []
     /// `0x1030`, else the last of `0x1005`.
     package var inode: UInt64?
-    /// `0x2011`, the volume UUID's bytes.
+    /// `0x2011`, the volume UUID's bytes (copied only when the view was asked to copy them).
     package var volumeUUID: [UInt8]?
-    /// `0x2002`.
+    /// `0x2002` (as ``volumeUUID``).
     package var volumePath: [UInt8]?
-    /// `0x2010`.
+    /// `0x2010` (as ``volumeUUID``).
     package var volumeName: [UInt8]?
+    /// Where ``volumeUUID``, ``volumePath`` and ``volumeName`` are in the bytes read: a batch
+    /// compares them there with the last bookmark's volume, and copies them only when they differ.
+    package var volumeUUIDSpan: Range<Int>?
+    package var volumePathSpan: Range<Int>?
+    package var volumeNameSpan: Range<Int>?
     /// Whether the bookmark records a relative location (`0x1055`).
     package var isRelative = false
     /// The per-file Linux facts (the volume's own are not read).
     package var linux = LinuxFileFacts()
 
     /// Reads `bytes`; `nil` when they are not the plain layout (see the type's description).
-    package init?(_ bytes: UnsafeRawBufferPointer) {
+    /// `copyingVolumeStrings: false` leaves the volume's UUID, path and name in their spans only.
+    package init?(_ bytes: UnsafeRawBufferPointer, copyingVolumeStrings: Bool = true) {
         guard let view = QuickReader(bytes), let toc = view.targetTOC() else { return nil }
         var pathOffset: UInt32?
         var compactOffset: UInt32?
@@ -51,16 +57,21 @@ package struct BookmarkQuickView: Sendable {
             case 0x1030: fileIDOffset = item
             case 0x1055: isRelative = true
             case 0x2002:
-                guard let value = view.string(item) else { return nil }
-                volumePath = value
+                guard let span = view.stringSpan(item) else { return nil }
+                volumePathSpan = span
             case 0x2010:
-                guard let value = view.string(item) else { return nil }
-                volumeName = value
+                guard let span = view.stringSpan(item) else { return nil }
+                volumeNameSpan = span
             case 0x2011:
-                guard let value = view.string(item) else { return nil }
-                volumeUUID = value
+                guard let span = view.stringSpan(item) else { return nil }
+                volumeUUIDSpan = span
             default: break
             }
+        }
+        if copyingVolumeStrings {
+            volumePath = volumePathSpan.map { Array(UnsafeRawBufferPointer(rebasing: bytes[$0])) }
+            volumeName = volumeNameSpan.map { Array(UnsafeRawBufferPointer(rebasing: bytes[$0])) }
+            volumeUUID = volumeUUIDSpan.map { Array(UnsafeRawBufferPointer(rebasing: bytes[$0])) }
         }
         guard let pathOffset, let (joined, plain) = view.joinedPath(pathOffset) else { return nil }
         path = joined
@@ -158,8 +169,13 @@ private struct QuickReader {
 
     /// A string item's bytes.
     func string(_ offset: UInt32) -> [UInt8]? {
+        stringSpan(offset).map { Array(UnsafeRawBufferPointer(rebasing: bytes[$0])) }
+    }
+
+    /// Where a string item's bytes are.
+    func stringSpan(_ offset: UInt32) -> Range<Int>? {
         guard let (type, payload, length) = item(offset), type == BookmarkItem.TypeCode.string else { return nil }
-        return Array(UnsafeRawBufferPointer(rebasing: bytes[payload..<payload + length]))
+        return payload..<payload + length
     }
 
     /// A signed integer of its exact width (CFNumber subtypes 1–4).
@@ -216,20 +232,30 @@ private struct QuickReader {
             else { return nil }
             total += 1 + size
         }
-        var path: [UInt8] = []
-        path.reserveCapacity(total)
+        // One allocation, each component copied whole; a component is plain when it is not empty
+        // and holds no slash.
         var plain = true
-        for index in 0..<count {
-            guard let element = word(payload + 4 * index), let (_, at, size) = item(element) else { return nil }
-            let component = UnsafeRawBufferPointer(rebasing: bytes[at..<at + size])
-            if size == 0 || component.contains(UInt8(ascii: "/")) { plain = false }
-            path.append(UInt8(ascii: "/"))
-            path.append(contentsOf: component)
+        var failed = false
+        let path = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+            var at = 0
+            for index in 0..<count {
+                guard let element = word(payload + 4 * index), let (_, start, size) = item(element) else {
+                    failed = true
+                    break
+                }
+                let component = UnsafeRawBufferPointer(rebasing: bytes[start..<start + size])
+                if size == 0 || component.contains(UInt8(ascii: "/")) { plain = false }
+                buffer[at] = UInt8(ascii: "/")
+                if size > 0, let from = component.baseAddress, let to = buffer.baseAddress {
+                    UnsafeMutableRawPointer(to + at + 1).copyMemory(from: from, byteCount: size)
+                }
+                at += 1 + size
+            }
+            initialized = failed ? 0 : at
         }
-        return (path, plain)
+        return failed ? nil : (path, plain)
     }
 
-    /// Whether the string key at data offset `keyOffset` is `org.swift-bookmarks.linux`.
     func isCompactKey(_ keyOffset: UInt32) -> Bool {
         guard let (type, at, size) = item(keyOffset), type == BookmarkItem.TypeCode.string,
             size == QuickLinuxField.compactName.count

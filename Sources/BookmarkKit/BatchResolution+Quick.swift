@@ -164,9 +164,11 @@ extension BatchResolution {
         options: ResolutionOptions, directory: MountedVolumes
     ) -> StoredOutcome {
         if options.cancellation?.isCancelled == true || Task.isCancelled { return .fullPath }
-        guard let view = BookmarkQuickView(bytes), let inode = view.inode, let birth = view.linux.birthTime,
-            let uuidBytes = view.volumeUUID,
-            let volume = volumeMemo(uuid: uuidBytes, path: view.volumePath, name: view.volumeName, memo: &memo, directory: directory)
+        guard let view = BookmarkQuickView(bytes, copyingVolumeStrings: false), let inode = view.inode,
+            let birth = view.linux.birthTime, let uuidSpan = view.volumeUUIDSpan,
+            let volume = volumeMemo(
+                uuid: bytes[uuidSpan], path: view.volumePathSpan.map { bytes[$0] }, name: view.volumeNameSpan.map { bytes[$0] },
+                memo: &memo, directory: directory)
         else { return .fullPath }
         let current = Recorded.rerooted(view.path, relative: view.linux.mountRelativePath?.bytes, at: volume.volume)
         guard !directory.hazard(of: current).needsCare else { return .fullPath }
@@ -185,9 +187,23 @@ extension BatchResolution {
     /// The mounted volume a bookmark records, and how its mount point and name changed since;
     /// `memo` answers a run of bookmarks on one volume.
     static func volumeMemo(
-        uuid: [UInt8], path: [UInt8]?, name: [UInt8]?, memo: inout QuickVolumeMemo?, directory: MountedVolumes
+        uuid uuidSlice: Slice<UnsafeRawBufferPointer>, path pathSlice: Slice<UnsafeRawBufferPointer>?,
+        name nameSlice: Slice<UnsafeRawBufferPointer>?, memo: inout QuickVolumeMemo?, directory: MountedVolumes
     ) -> QuickVolumeMemo? {
-        if let last = memo, last.uuid == uuid, last.path == path, last.name == name { return last }
+        // Compared where they lie in the record; copied only for a new memo.
+        func same(_ slice: Slice<UnsafeRawBufferPointer>?, _ kept: [UInt8]?) -> Bool {
+            switch (slice, kept) {
+            case (nil, nil): return true
+            case (let slice?, let kept?): return slice.elementsEqual(kept)
+            default: return false
+            }
+        }
+        if let last = memo, same(uuidSlice, last.uuid), same(pathSlice, last.path), same(nameSlice, last.name) {
+            return last
+        }
+        let uuid = Array(uuidSlice)
+        let path = pathSlice.map { Array($0) }
+        let name = nameSlice.map { Array($0) }
         guard let text = String(validating: uuid, as: UTF8.self), !text.isEmpty,
             case .mounted(let volume) = directory.locate(uuid: text, hint: path)
         else { return nil }

@@ -39,6 +39,13 @@ struct QuickViewTests {
         #expect(quick.volumePath == want.volumePath)
         #expect(quick.volumeName == want.volumeName)
         #expect(perFile(quick.linux) == want.linux)
+        // Without copies: the same strings, where the spans say.
+        let spans = bytes.withUnsafeBytes { raw -> [[UInt8]?]? in
+            guard let bare = BookmarkQuickView(raw, copyingVolumeStrings: false) else { return nil }
+            #expect(bare.volumeUUID == nil && bare.volumePath == nil && bare.volumeName == nil)
+            return [bare.volumeUUIDSpan, bare.volumePathSpan, bare.volumeNameSpan].map { span in span.map { Array(raw[$0]) } }
+        }
+        #expect(spans == [quick.volumeUUID, quick.volumePath, quick.volumeName])
         return true
     }
 
