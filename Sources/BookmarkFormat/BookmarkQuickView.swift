@@ -260,7 +260,7 @@ private struct QuickReader {
         guard let (type, at, size) = item(keyOffset), type == BookmarkItem.TypeCode.string,
             size == QuickLinuxField.compactName.count
         else { return false }
-        return UnsafeRawBufferPointer(rebasing: bytes[at..<at + size]).elementsEqual(QuickLinuxField.compactName)
+        return RawBytes.equal(UnsafeRawBufferPointer(rebasing: bytes[at..<at + size]), QuickLinuxField.compactName)
     }
 
     /// Reads a string-keyed entry: one of our per-file Linux keys of 0.1 into `facts`, any other

@@ -194,7 +194,7 @@ extension BatchResolution {
         func same(_ slice: Slice<UnsafeRawBufferPointer>?, _ kept: [UInt8]?) -> Bool {
             switch (slice, kept) {
             case (nil, nil): return true
-            case (let slice?, let kept?): return slice.elementsEqual(kept)
+            case (let slice?, let kept?): return RawBytes.equal(UnsafeRawBufferPointer(rebasing: slice), kept)
             default: return false
             }
         }
