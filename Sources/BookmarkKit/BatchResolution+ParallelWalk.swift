@@ -19,12 +19,15 @@ struct ParallelWalkResult<Found> {
 extension BatchResolution {
     /// Walks the volume from its mount point on `threads` threads.
     ///
-    /// The top levels are read on the calling thread, breadth first, until there are sixteen
-    /// directories per thread (at most three levels down); then each of those directories' trees
-    /// is walked by one thread at a time, depth first (``VolumeWalker``), all sharing `share`.
-    /// `examine` is called on the thread that read the entry, with that part's own list to add
-    /// to; it returns `true` when the walk found everything, which ends every part at its next
-    /// check (``WalkShare/finish()``).
+    /// The top levels are read on the calling thread, breadth first, until a level has sixteen
+    /// directories per thread (or the third level is reached); each directory of that level is
+    /// then one part, walked depth first by one thread at a time (``VolumeWalker``), all parts
+    /// sharing `share`. A part opens its directory relative to its parent when it starts and
+    /// closes it when it ends, so the descriptors open at once are the level above (fewer than
+    /// sixteen per thread) and the parts running, however wide the tree. `examine` is called on
+    /// the thread that read the entry, with that part's own list to add to; it returns `true`
+    /// when the walk found everything, which ends every part at its next check
+    /// (``WalkShare/finish()``).
     static func parallelWalk<Found>(
         _ volume: Volume, threads: Int, share: WalkShare, cancellation: CancellationFlag?,
         interesting: (DirectoryEntryView) -> Bool,
@@ -34,54 +37,71 @@ extension BatchResolution {
         else { return ParallelWalkResult(parts: [], entries: 0, complete: false) }
         var top: [Found] = []
         var level = [(directory: root, path: volume.mountPoint)]
+        // The directories of the next level: the index of their parent in `level`, and the name.
+        var children: [(parent: Int, name: [UInt8])] = []
         var entries = 0
         var depth = 0
         var finished = false
-        while level.count < threads * 16, depth < 3, !level.isEmpty, !finished {
-            var next: [(directory: OwnedDescriptor, path: [UInt8])] = []
-            for (directory, path) in level where !finished {
-                var children: [[UInt8]] = []
+        while !finished {
+            children = []
+            for (index, (directory, path)) in level.enumerated() where !finished {
                 var hits: [DirectoryEntry] = []
                 try? directory.forEachDirectoryEntryView { view in
                     entries += 1
                     if interesting(view) { hits.append(view.entry) }
-                    if view.kind == .directory || view.kind == .unknown { children.append(Array(view.nameBytes)) }
+                    if view.kind == .directory || view.kind == .unknown { children.append((index, Array(view.nameBytes))) }
                     return true
                 }
                 for hit in hits where examine(hit, directory, path, &top) {
                     finished = true
                     break
                 }
-                for name in children where !finished {
-                    if let opened = try? directory.openChildDirectory(name, sameMount: true) {
-                        next.append((opened, Self.joined(path, name)))
-                    }
+            }
+            depth += 1
+            if finished || children.count >= threads * 16 || depth >= 3 || children.isEmpty { break }
+            // A small level: open it (fewer than sixteen directories per thread) and read it here.
+            var next: [(directory: OwnedDescriptor, path: [UInt8])] = []
+            for (parent, name) in children {
+                if let opened = try? level[parent].directory.openChildDirectory(name, sameMount: true) {
+                    next.append((opened, Self.joined(level[parent].path, name)))
                 }
             }
             level = next
-            depth += 1
         }
         _ = share.add(entries)
-        if finished || isCancelled(cancellation) {
-            return ParallelWalkResult(parts: [top], entries: entries, complete: finished)
+        if finished || isCancelled(cancellation) || children.isEmpty {
+            return ParallelWalkResult(parts: [top], entries: entries, complete: !isCancelled(cancellation) || finished)
         }
-        var parts = [[Found]](repeating: [], count: level.count + 1)
-        var counts = [Int](repeating: 0, count: level.count)
+        var parts = [[Found]](repeating: [], count: children.count + 1)
+        var counts = [Int](repeating: 0, count: children.count)
         let stopped = AtomicFlag()
         parts.withUnsafeMutableBufferPointer { partSlots in
             counts.withUnsafeMutableBufferPointer { countSlots in
-                // Each part writes its own slots only; the closures are only read.
+                // Each part writes its own slots only; the closures and the level are only read.
                 nonisolated(unsafe) let parts = partSlots
                 nonisolated(unsafe) let counts = countSlots
                 nonisolated(unsafe) let interesting = interesting
                 nonisolated(unsafe) let examine = examine
-                let level = level
-                DispatchQueue.concurrentPerform(iterations: level.count) { part in
+                let (level, children) = (level, children)
+                ConcurrentWork.perform(iterations: children.count) { part in
+                    let (parent, name) = children[part]
+                    if share.isFinished { return }
+                    // A part that would start after the budget ran out does not read anything.
+                    if share.total >= share.budget.entries || ContinuousClock.now >= share.deadline
+                        || isCancelled(cancellation)
+                    {
+                        stopped.set()
+                        return
+                    }
+                    // An unreadable or vanished directory is skipped, as the walker skips one.
+                    guard let directory = try? level[parent].directory.openChildDirectory(name, sameMount: true)
+                    else { return }
+                    defer { try? directory.close() }
                     var walker = VolumeWalker(share: share, cancellation: cancellation)
                     var found: [Found] = []
                     do {
                         let all = try walker.walk(
-                            level[part].directory, path: level[part].path, interesting: interesting,
+                            directory, path: Self.joined(level[parent].path, name), interesting: interesting,
                             examine: { entry, directory, path in examine(entry, directory, path, &found) })
                         if all { share.finish() }
                     } catch {

@@ -129,7 +129,7 @@ extension BatchResolution {
                         }
                     }
                 }
-                if chunks > 1 { DispatchQueue.concurrentPerform(iterations: chunks, execute: work) } else { work(0) }
+                if chunks > 1 { ConcurrentWork.perform(iterations: chunks, work) } else { work(0) }
             }
         }
         for (offset, outcome) in outcomes.enumerated() {

@@ -181,7 +181,7 @@ struct BatchResolution {
                 nonisolated(unsafe) let slots = buffer
                 let count = end - start
                 let chunks = min(threads * 8, count)
-                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                ConcurrentWork.perform(iterations: chunks) { chunk in
                     for offset in (count * chunk / chunks)..<(count * (chunk + 1) / chunks) {
                         slots[offset] = Self.firstPhase(
                             bookmarks[first + offset], index: base + offset, options: options, directory: directory)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import BookmarkKit
 import FileIdentity
+import SecureFiles
 import Foundation
 import Synchronization
 import SystemPackage
@@ -104,8 +105,9 @@ struct SplitWalkTests {
                 if progress.volume != nil { entries.withLock { $0 = max($0, progress.entriesWalked) } }
             }
             #expect(stored.count == data.count)
-            // Each part counts a directory's entries when it has read it (63 here), so the walk
-            // ends within a directory per thread of the budget.
+            // Each part counts a directory's entries when it has read it (at most 60 here), and
+            // no part starts once the budget is spent, so the walk ends within one directory per
+            // thread of the budget.
             let walked: Int = entries.withLock { $0 }
             #expect(walked >= 1_500 && walked <= 1_500 + 2 * 64, "walked \(walked)")
             // Whatever is reported found is right; nothing unmoved is lost.
@@ -122,6 +124,54 @@ struct SplitWalkTests {
                     #expect(error.code == .notFound, "#\(index): \(error)")
                 }
             }
+        }
+    }
+
+    @Test("a wide tree: the parts open their directories one at a time; an audit log sees every thread's calls")
+    func wideTree() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            // 31 folders of 100 folders, one file in each: the third level has 3,100 directories.
+            let tree = Tree(root: volume.path("lib"))
+            try tree.dir("")
+            try tree.shell("for w in $(seq 0 30); do for x in $(seq 0 99); do mkdir -p w$w/x$x && : > w$w/x$x/f; done; done")
+            var names: [String] = []
+            for w in 0..<31 { for x in 0..<100 { names.append("w\(w)/x\(x)/f") } }
+            let data = try names.map { try Bookmark.create(for: FilePath(tree.path($0))).data() }
+            let file = volume.directory.appendingPathComponent("wide.bookmarks").path
+            _ = FileManager.default.createFile(atPath: file, contents: Data(data.joined()))
+            var moved: [Int: String] = [:]
+            for index in stride(from: 7, to: names.count, by: 10) {
+                let target = "w\((index * 7) % 31)/x\((index * 3) % 100)/moved-\(index)"
+                try tree.move(names[index], target)
+                moved[index] = tree.path(target)
+            }
+            let options = ResolutionOptions(useHandles: false, batchThreads: 2)
+            let log = AuditLog(level: .calls)
+            let stored = try SyscallSeam.$observer.withValue(log) {
+                try Bookmark.resolveAll(storedIn: FilePath(file), options: options)
+            }
+            for (index, result) in stored.enumerated() {
+                let path = try result.get().path.string
+                #expect(path == moved[index] ?? tree.path(names[index]), "#\(index)")
+            }
+            // Every unmoved check is a statx, on whichever thread made it.
+            let statx = log.calls.filter { $0.name == "statx" }.count
+            #expect(statx >= names.count, "\(statx) statx calls logged for \(names.count) bookmarks")
+            #expect(log.calls.filter { $0.name == "getdents64" }.count > 3_100, "the parts' reads were logged")
+            // The most descriptors the batch held open at once.
+            var open = Set<CInt>()
+            var most = 0
+            for effect in log.effects {
+                switch (effect.call.name, effect.outcome) {
+                case ("openat", .returned(let fd)), ("openat2", .returned(let fd)), ("open_by_handle_at", .returned(let fd)):
+                    open.insert(CInt(fd))
+                    most = max(most, open.count)
+                case ("close", _):
+                    if let fd = effect.call.descriptor { open.remove(fd) }
+                default: break
+                }
+            }
+            #expect(most < 100, "\(most) descriptors open at once")
         }
     }
 }
