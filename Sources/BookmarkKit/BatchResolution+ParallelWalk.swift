@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import Dispatch
 import FileIdentity
 import SecureFiles
 import Synchronization
@@ -63,7 +62,7 @@ extension BatchResolution {
             var next: [(directory: OwnedDescriptor, path: [UInt8])] = []
             for (parent, name) in children {
                 if let opened = try? level[parent].directory.openChildDirectory(name, sameMount: true) {
-                    next.append((opened, Self.joined(level[parent].path, name)))
+                    next.append((opened, PathBytes(level[parent].path).appending(name).bytes))
                 }
             }
             level = next
@@ -101,7 +100,7 @@ extension BatchResolution {
                     var found: [Found] = []
                     do {
                         let all = try walker.walk(
-                            directory, path: Self.joined(level[parent].path, name), interesting: interesting,
+                            directory, path: PathBytes(level[parent].path).appending(name).bytes, interesting: interesting,
                             examine: { entry, directory, path in examine(entry, directory, path, &found) })
                         if all { share.finish() }
                     } catch {
@@ -122,14 +121,6 @@ extension BatchResolution {
         flag?.isCancelled == true || Task.isCancelled
     }
 
-    /// `directory`/`name`.
-    static func joined(_ directory: [UInt8], _ name: [UInt8]) -> [UInt8] {
-        var path = directory == [UInt8(ascii: "/")] ? [] : directory
-        path.reserveCapacity(path.count + 1 + name.count)
-        path.append(UInt8(ascii: "/"))
-        path += name
-        return path
-    }
 }
 
 /// The pending bookmarks a walk has found, for walkers on several threads: each is claimed once.

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 import BookmarkFormat
-import Dispatch
 import FileIdentity
 import SecureFiles
 import SystemPackage

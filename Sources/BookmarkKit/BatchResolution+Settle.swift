@@ -4,12 +4,6 @@ import FileIdentity
 import SecureFiles
 import SystemPackage
 
-import Dispatch
-
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 extension StoredSource {
     /// Reads bytes kept in memory; a file record needs the batch's reader.
     static func inMemory(_ source: StoredSource) -> Result<[UInt8], BookmarkError> {
@@ -69,7 +63,7 @@ extension BatchResolution {
     func threads(for count: Int) -> Int {
         if options.batchThreads > 0 { return min(options.batchThreads, 64) }
         guard count >= 4096 else { return 1 }
-        return max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 64))
+        return min(ProcessFacts.onlineProcessors, 64)
     }
 
     /// Whether an object missing from its path may be looked for by the batch's own walk, before
@@ -77,7 +71,7 @@ extension BatchResolution {
     /// (no relative base, no location hints, no handle this process can open).
     var walksForAbsent: Bool {
         options.search && options.relativeTo == nil && options.locationHints == nil
-            && (!options.useHandles || geteuid() != 0)
+            && (!options.useHandles || !ProcessFacts.isEffectivelyRoot)
     }
 
     /// The one `statx` of a pending path, as `Resolver.inspect` and `Resolver.finish` do it for an
@@ -133,7 +127,7 @@ extension BatchResolution {
                 var allFound = false
                 while position >= 0 {
                     if items[position].matches(status), claims.claim(position, allFound: &allFound) {
-                        found.append((position, WalkHit(path: Self.joined(directoryPath, entry.name), status: status)))
+                        found.append((position, WalkHit(path: PathBytes(directoryPath).appending(entry.name).bytes, status: status)))
                     }
                     position = chain[position]
                 }

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import Dispatch
 import FileIdentity
 import SecureFiles
 import SystemPackage

@@ -283,38 +283,33 @@ struct Resolver: Sendable {
         } catch {
             return error.code == .stale ? .deleted : .unavailable
         }
-        if let found = knownByHandle(opened, on: volume, handle: handle) { return .found(found) }
-        guard let id = try? FileID.identify(opened, on: volume, openedBy: handle), recorded.matches(id) else {
-            return .unavailable
-        }
         // A file opened by handle after its dentry left the cache (after a remount, say) is
         // "disconnected": /proc/self/fd then shows "/" instead of its path. Trust the path only when
-        // the object really is there; otherwise the file exists, and the search will find its path.
-        guard let path = try? opened.currentPathBytes(), holds(path, id) else { return .unavailable }
+        // the object really is there (one `statx` of it); otherwise the file exists, and the search
+        // will find its path.
+        guard let path = try? opened.currentPathBytes(),
+            case .success(let status) = FileStatus.lookup(pathBytes: path, followSymlinks: false)
+        else { return .unavailable }
+        if let found = known(at: path, status, on: volume, handle: handle) { return .found(found) }
+        guard let id = try? FileID.identify(opened, on: volume, openedBy: handle), recorded.matches(id),
+            status.inode == id.inode, status.subvolume == id.subvolume, id.isOnMount(of: status)
+        else { return .unavailable }
         return .found(Found(path: path, id: id, matchedBy: .handle))
     }
 
-    /// The object opened by handle, found at the path the kernel gives for it with one `statx`, as
-    /// an unmoved file is (`FileID.lookUpKnown`): the recorded inode and birth time on the volume's
-    /// mount are the recorded object, so the descriptor itself need not be examined. `nil` when
-    /// the bookmark has no birth time, or the path does not hold the object (a disconnected open,
-    /// a move in between): the caller then examines the descriptor.
-    func knownByHandle(_ opened: OwnedDescriptor, on volume: Volume, handle: FileHandleData) -> Found? {
+    /// The object opened by handle, found at the path the kernel gives for it, proved by that
+    /// path's `statx` alone, as an unmoved file is (`FileID.lookUpKnown`): the recorded inode and
+    /// birth time on the volume's mount are the recorded object, so the descriptor itself need not
+    /// be examined. `nil` when the bookmark has no birth time or the status is not the object: the
+    /// caller then examines the descriptor and compares it with the same status.
+    func known(at path: [UInt8], _ status: FileStatus, on volume: Volume, handle: FileHandleData) -> Found? {
         guard let inode = recorded.inode, let birthTime = recorded.birthTime,
-            let path = try? opened.currentPathBytes(),
             let id = FileID.lookUpKnown(
-                path, inode: inode, birthTime: birthTime, generation: recorded.generation.map { UInt32(truncatingIfNeeded: $0) },
-                handle: handle, volumes: directory),
+                status: status, inode: inode, birthTime: birthTime,
+                generation: recorded.generation.map { UInt32(truncatingIfNeeded: $0) }, handle: handle, volumes: directory),
             id.mountID == volume.mountID, recorded.matches(id)
         else { return nil }
         return Found(path: path, id: id, matchedBy: .handle)
-    }
-
-    /// Whether `path` (not following a final symlink) is the object `id` names: the same inode,
-    /// subvolume and mount, both alive at once, so the same object (one `statx`).
-    func holds(_ path: [UInt8], _ id: FileID) -> Bool {
-        guard case .success(let status) = FileStatus.lookup(pathBytes: path, followSymlinks: false) else { return false }
-        return status.inode == id.inode && status.subvolume == id.subvolume && id.isOnMount(of: status)
     }
 
     // MARK: - Search

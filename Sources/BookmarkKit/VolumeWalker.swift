@@ -99,9 +99,9 @@ struct VolumeWalker {
             if let stop { throw stop }
             for hit in hits where examine(hit, directory, directoryPath) { return true }
             if (share?.total ?? entries) >= limit { throw .exhausted }
-            let base = directoryPath == [UInt8(ascii: "/")] ? [] : directoryPath
+            let base = PathBytes(directoryPath)
             for child in children.reversed() {
-                pending.append(Pending(parent: directory, name: child.name, path: base + [UInt8(ascii: "/")] + child.name))
+                pending.append(Pending(parent: directory, name: child.name, path: base.appending(child.name).bytes))
             }
         }
     }
