@@ -57,6 +57,15 @@ struct QuickVolumeMemo: Sendable {
     var key: String
     var mountPointChanged: Bool
     var nameChanged: Bool
+    /// The volume's unique mount id (`STATX_MNT_ID_UNIQUE`), once an object found on it showed it.
+    var uniqueMountID: UniqueMountID?
+
+    /// Whether `status` is of an object on this memo's mount, told without the shared tables.
+    func isMount(of status: FileStatus) -> Bool {
+        if let id = status.mountID { return id == volume.mountID }
+        if let unique = status.uniqueMountID, let known = uniqueMountID { return unique == known }
+        return false
+    }
 }
 
 /// One stored record, as the batch is handed it: bytes in the reader's buffer (valid during the
@@ -180,7 +189,10 @@ extension BatchResolution {
             inode: inode, birthTime: Timestamp(seconds: birth.seconds, nanoseconds: birth.nanoseconds),
             generation: view.linux.generation.map { UInt32(truncatingIfNeeded: $0) }, subvolume: view.linux.subvolumeID,
             handle: handle, volumeMountPointChanged: volume.mountPointChanged, volumeNameChanged: volume.nameChanged)
-        return check(item, on: volume, volumes: directory)
+        var located = volume
+        let outcome = check(item, on: &located, volumes: directory)
+        if located.uniqueMountID != volume.uniqueMountID { memo?.uniqueMountID = located.uniqueMountID }
+        return outcome
     }
 
     /// The mounted volume a bookmark records, and how its mount point and name changed since;

@@ -41,6 +41,13 @@ struct LibraryPoint: Codable {
     var startBytes: [Double]
     /// Bookmark creations per second (the library's making; context only).
     var createPerSecond: Double
+    /// Seconds of the batch's floor in C (read, `statx` of each existing path, the volume's walk,
+    /// on the batch's threads), one sample per run, in the whole library's child after its batch.
+    var floor: [Double] = []
+    /// Of that floor: the walk alone, one sample per run.
+    var floorWalk: [Double] = []
+
+    var floorRatio: Double { median(zip(floor, find).map { $0 / $1 }) }
 
     var batchRatio: Double { median(zip(batch, find).map { $0 / $1 }) }
     var unmovedRatio: Double { median(zip(unmoved, statx).map { $0 / $1 }) }
@@ -63,6 +70,14 @@ struct LibraryChildReport: Codable {
     /// Seconds from the start to the first walk's start and to the last walk's end (`nil`: no walk).
     var walkStart: Double?
     var walkEnd: Double?
+    /// The floor in C, when the child was given the volume: its parts' seconds and their sum.
+    var floorRead: Double?
+    var floorStatx: Double?
+    var floorWalk: Double?
+    var floorSeconds: Double? {
+        guard let floorRead, let floorStatx, let floorWalk else { return nil }
+        return floorRead + floorStatx + floorWalk
+    }
 }
 
 enum LibraryMetric {
@@ -181,18 +196,23 @@ enum LibraryMetric {
                     point.find.append(seconds(clock.now - began))
                 }
                 if run % 2 == 1 { try walk() }
-                let whole = try child(tool, all, expectedAll, expectMisses: deleted)
+                let whole = try child(tool, all, expectedAll, volume: workload.root, expectMisses: deleted)
                 point.batch.append(whole.seconds)
+                if let floor = whole.floorSeconds, let walk = whole.floorWalk {
+                    point.floor.append(floor)
+                    point.floorWalk.append(walk)
+                }
                 point.peakBytes.append(whole.peakBytes)
                 point.startBytes.append(whole.startBytes)
                 if run % 2 == 0 { try walk() }
-                let stayed = try child(tool, unmovedOnly, expectedUnmoved, expectMisses: 0)
+                let stayed = try child(tool, unmovedOnly, expectedUnmoved, volume: nil, expectMisses: 0)
                 point.unmoved.append(stayed.seconds)
                 point.statx.append(stayed.statxSeconds)
                 print(
                     "library \(chosen.count), run \(run + 1): batch \(formatTime(whole.seconds)), find "
                         + "\(formatTime(point.find.last ?? .nan)), peak \(format(whole.peakBytes / 1_048_576, 1)) MiB, "
-                        + "\(whole.walks) walk(s) up to \(whole.entriesWalked) entries; "
+                        + "\(whole.walks) walk(s) up to \(whole.entriesWalked) entries; floor in C "
+                        + "\(whole.floorSeconds.map { formatTime($0) } ?? "-"); "
                         + "unmoved \(formatTime(stayed.seconds / Double(max(unmovedExpected.count, 1)))) each, statx "
                         + "\(formatTime(stayed.statxSeconds / Double(max(unmovedExpected.count, 1))))")
             }
@@ -212,8 +232,10 @@ enum LibraryMetric {
     static let unprivileged = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--"]
 
     /// Runs the child on one library and checks what it found.
-    static func child(_ tool: String, _ library: String, _ expected: String, expectMisses: Int) throws -> LibraryChildReport {
-        let (status, output) = Spawn.run(unprivileged + [tool, "--library-child", library, expected])
+    static func child(_ tool: String, _ library: String, _ expected: String, volume: String?, expectMisses: Int) throws
+        -> LibraryChildReport
+    {
+        let (status, output) = Spawn.run(unprivileged + [tool, "--library-child", library, expected] + (volume.map { [$0] } ?? []))
         guard status == 0, let line = output.split(separator: "\n").last(where: { $0.hasPrefix("{") }),
             let report = try? JSONDecoder().decode(LibraryChildReport.self, from: Data(line.utf8))
         else { throw BenchError("library child failed (\(status)): \(output.suffix(2000))") }
@@ -239,9 +261,39 @@ enum LibraryMetric {
         return (0..<count).map { pool[Int((Double($0) * Double(pool.count) / Double(count)).rounded(.down))] }
     }
 
+    /// The batch of `--library-child` alone, `times` times: one line per run with its wall time and
+    /// the process's CPU time (user and system) during it, so that two builds can be compared on
+    /// a busy machine by CPU as well as by wall time.
+    static func repeatMain(library: String, times: Int) -> Int32 {
+        let clock = ContinuousClock()
+        func cpu() -> Double {
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+                + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        }
+        for run in 0..<max(times, 1) {
+            let (began, cpuBefore) = (clock.now, cpu())
+            guard let results = try? Bookmark.resolveAll(storedIn: FilePath(library)) else {
+                print("library repeat: the batch failed")
+                return 1
+            }
+            let failed = results.reduce(0) { count, result in
+                if case .failure = result { return count + 1 }
+                return count
+            }
+            print("run \(run + 1): \(format(seconds(clock.now - began), 3)) s, cpu \(format(cpu() - cpuBefore, 3)) s, "
+                + "\(results.count) results, \(failed) failed")
+        }
+        return 0
+    }
+
     /// The child: reads, decodes and resolves the library with the default API, then checks the
     /// results against the expected paths and times a bare `statx` of each existing one.
-    static func childMain(library: String, expected: String) -> Int32 {
+    /// With `volume` (the volume's mount point), it then times the batch's floor in C
+    /// (`cbb_library_floor`): the same file read, a `statx` of each existing path and a walk of
+    /// the volume, on as many threads as the batch uses.
+    static func childMain(library: String, expected: String, volume: String?) -> Int32 {
         let startBytes = residentBytes()
         let clock = ContinuousClock()
         let began = clock.now
@@ -307,14 +359,38 @@ enum LibraryMetric {
         var inode: UInt64 = 0
         for path in cPaths { _ = path.withUnsafeBufferPointer { cbb_statx($0.baseAddress, &inode) } }
         let statxSeconds = seconds(clock.now - statxStart) * Double(results.count) / Double(max(cPaths.count, 1))
-        let report = LibraryChildReport(
+        var report = LibraryChildReport(
             seconds: elapsed, statxSeconds: statxSeconds, peakBytes: peak, startBytes: startBytes, resolved: resolved,
             notFound: notFound, wrong: wrong, firstWrong: firstWrong, walks: walkLog.withLock { $0.walks },
             entriesWalked: walkLog.withLock { $0.entries }, walkStart: walkLog.withLock { $0.start },
             walkEnd: walkLog.withLock { $0.end })
+        if let volume {
+            // As many threads as the batch's default (one per processor online).
+            let threads = Int32(clamping: max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+            var times = cbb_library_floor_times()
+            let status = withCStrings(cPaths) { pointers in
+                cbb_library_floor(library, pointers, pointers.count, volume, threads, &times)
+            }
+            guard status == 0 else {
+                print("library child: the floor in C failed: errno \(-status)")
+                return 1
+            }
+            (report.floorRead, report.floorStatx, report.floorWalk) = (times.read, times.statx, times.walk)
+        }
         guard let json = try? JSONEncoder().encode(report) else { return 1 }
         print(String(decoding: json, as: UTF8.self))
         return 0
+    }
+
+    /// Calls `body` with C pointers to each of `strings` (NUL-terminated already), valid during the call.
+    static func withCStrings<R>(_ strings: [[CChar]], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        let copies = strings.map { string -> UnsafeMutablePointer<CChar> in
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: string.count)
+            copy.initialize(from: string, count: string.count)
+            return copy
+        }
+        defer { copies.forEach { $0.deallocate() } }
+        return body(copies.map { UnsafePointer($0) })
     }
 
     /// The resident set now (`/proc/self/statm`), bytes.
@@ -329,15 +405,17 @@ enum LibraryMetric {
     static func printTable(_ points: [LibraryPoint]) {
         print("")
         print(
-            "| bookmarks | entries | library | batch | find walk | batch ÷ find | per bookmark | unmoved each | "
-                + "statx each | unmoved ÷ statx | peak RSS | peak ÷ library |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+            "| bookmarks | entries | library | batch | find walk | batch ÷ find | floor in C | floor ÷ find | per bookmark | "
+                + "unmoved each | statx each | unmoved ÷ statx | peak RSS | peak ÷ library |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for p in points {
             let unmovedEach = median(p.unmoved) / Double(max(p.unmovedCount, 1))
             let statxEach = median(p.statx) / Double(max(p.unmovedCount, 1))
             print(
                 "| \(p.count) | \(p.entries) | \(format(Double(p.libraryBytes) / 1_048_576, 1)) MiB | "
                     + "\(formatTime(median(p.batch))) | \(formatTime(median(p.find))) | \(format(p.batchRatio, 2))× | "
+                    + "\(p.floor.isEmpty ? "-" : formatTime(median(p.floor))) | "
+                    + "\(p.floor.isEmpty ? "-" : format(p.floorRatio, 2) + "×") | "
                     + "\(formatTime(median(p.batch) / Double(p.count))) | \(formatTime(unmovedEach)) | "
                     + "\(formatTime(statxEach)) | \(format(p.unmovedRatio, 2))× | "
                     + "\(format(median(p.peakBytes) / 1_048_576, 1)) MiB | \(format(p.memoryRatio, 2))× |")

@@ -8,8 +8,16 @@ import Foundation
 cbb_line_buffered_stdout()
 
 // The library metric's child process (LibraryMetric.swift): runs unprivileged, so before the root check.
-if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--library-child" {
-    exit(LibraryMetric.childMain(library: CommandLine.arguments[2], expected: CommandLine.arguments[3]))
+// `--library-child LIBRARY EXPECTED [VOLUME]`: with VOLUME, the floor in C is timed too.
+if (4...5).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "--library-child" {
+    let arguments = CommandLine.arguments
+    exit(LibraryMetric.childMain(library: arguments[2], expected: arguments[3], volume: arguments.count == 5 ? arguments[4] : nil))
+}
+
+// For working on the batch: the library child's batch alone, `N` times in one process, with each
+// run's wall time and CPU time (`--library-repeat LIB N`, on a library kept by BOOKMARK_BENCH_HOLD).
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--library-repeat" {
+    exit(LibraryMetric.repeatMain(library: CommandLine.arguments[2], times: Int(CommandLine.arguments[3]) ?? 1))
 }
 
 guard let options = Options.parse(Array(CommandLine.arguments.dropFirst())) else {

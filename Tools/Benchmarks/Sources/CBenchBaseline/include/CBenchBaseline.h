@@ -34,4 +34,16 @@ void cbb_close(int fd);
 /** Makes stdout line-buffered, so progress shows when it goes to a file. */
 void cbb_line_buffered_stdout(void);
 
+
+/* The library batch's floor (library_floor.c): read `library` whole, statx (with the birth time)
+ * each of `count` paths split over `threads` threads, then walk `volume` with getdents64 on
+ * `threads` threads. Seconds of each part in `times`; 0, or -errno. */
+struct cbb_library_floor_times {
+    double read, statx, walk;
+    long missing, entries;
+    unsigned long touched;
+};
+int cbb_library_floor(const char *library, const char *const *paths, long count, const char *volume, int threads,
+                      struct cbb_library_floor_times *times);
+
 #endif
