@@ -18,43 +18,56 @@ extension BatchResolution {
     /// Settles the stored bookmarks whose path the quick pass found empty, volume by volume: one
     /// walk of the volume finds them all at once (when the usual steps before a search could not
     /// apply, ``walksForAbsent``). What it does not settle is decoded in full and goes through
-    /// the usual steps.
+    /// the usual steps. `refetch` may be called on several threads at once.
     mutating func settleQuick(refetch: (StoredSource) -> Result<[UInt8], BookmarkError>) {
         let groups = quick.sorted { $0.key < $1.key }.map(\.value)
         quick = [:]
         for group in groups {
             // Every one waiting here had nothing at its path (the quick pass checked).
             let absent = group.items
-            var unsettled: [QuickPending] = []
+            guard !absent.isEmpty else { continue }
             // Those the walk covered completely without finding them are not walked for again.
-            var walked = Set<Int>()
-            if !absent.isEmpty, walksForAbsent {
-                let (hits, entries, complete) = walk(absent, on: group.volume)
-                for (position, item) in absent.enumerated() {
-                    if let hit = hits[position] {
-                        let id = FileID.known(
-                            hit.status, on: group.volume, mountID: group.volume.mountID, generation: item.generation,
-                            handle: item.handle)
-                        results[item.index] = .success(Self.resolution(
-                            item, at: hit.path, id: id, matchedBy: .search, entriesSearched: entries))
-                    } else {
-                        unsettled.append(item)
-                        if complete { walked.insert(item.index) }
+            let (hits, entries, complete) = walksForAbsent ? walk(absent, on: group.volume) : ([], 0, false)
+            // The finds become results, and the rest are read again and take the first steps, on
+            // every core the batch may use: a tenth of a library moved is a hundred thousand
+            // results to build. Each position writes its own slots only.
+            var phases = [FirstPhase?](repeating: nil, count: absent.count)
+            let (options, directory, volume) = (options, directory, group.volume)
+            let threads = threads(for: absent.count)
+            results.withUnsafeMutableBufferPointer { resultBuffer in
+                phases.withUnsafeMutableBufferPointer { phaseBuffer in
+                    nonisolated(unsafe) let resultSlots = resultBuffer
+                    nonisolated(unsafe) let phaseSlots = phaseBuffer
+                    let chunks = threads > 1 ? min(threads * 8, absent.count) : 1
+                    func work(_ chunk: Int) {
+                        for position in (absent.count * chunk / chunks)..<(absent.count * (chunk + 1) / chunks) {
+                            let item = absent[position]
+                            if position < hits.count, let hit = hits[position] {
+                                let id = FileID.known(
+                                    hit.status, on: volume, mountID: volume.mountID, generation: item.generation,
+                                    handle: item.handle)
+                                resultSlots[item.index] = .success(Self.resolution(
+                                    item, at: hit.path, id: id, matchedBy: .search, entriesSearched: entries))
+                                continue
+                            }
+                            switch refetch(item.source) {
+                            case .success(let bytes):
+                                do throws(BookmarkError) {
+                                    phaseSlots[position] = Self.firstPhase(
+                                        try Bookmark(data: bytes), index: item.index, options: options, directory: directory)
+                                } catch {
+                                    resultSlots[item.index] = .failure(error)
+                                }
+                            case .failure(let error): resultSlots[item.index] = .failure(error)
+                            }
+                        }
                     }
+                    if chunks > 1 { ConcurrentWork.perform(iterations: chunks, work) } else { work(0) }
                 }
-            } else {
-                unsettled += absent
             }
-            for item in unsettled {
-                switch refetch(item.source) {
-                case .success(let bytes):
-                    do throws(BookmarkError) {
-                        add(try Bookmark(data: bytes), at: item.index, volumeWalked: walked.contains(item.index))
-                    } catch {
-                        results[item.index] = .failure(error)
-                    }
-                case .failure(let error): results[item.index] = .failure(error)
-                }
+            // Filed in order, on this thread.
+            for phase in phases {
+                if let phase { record(phase, volumeWalked: complete) }
             }
         }
     }

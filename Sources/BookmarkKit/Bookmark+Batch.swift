@@ -105,10 +105,9 @@ struct BatchResolution {
         add(bookmark, at: index)
     }
 
-    /// ``add(_:)`` for a bookmark whose place in the results is already taken. `volumeWalked`:
-    /// the batch already walked its volume completely for it, so it is not walked for again.
-    mutating func add(_ bookmark: Bookmark, at index: Int, volumeWalked: Bool = false) {
-        record(Self.firstPhase(bookmark, index: index, options: options, directory: directory), volumeWalked: volumeWalked)
+    /// ``add(_:)`` for a bookmark whose place in the results is already taken.
+    mutating func add(_ bookmark: Bookmark, at index: Int) {
+        record(Self.firstPhase(bookmark, index: index, options: options, directory: directory))
     }
 
     /// What the steps that need no search made of one bookmark.
@@ -147,7 +146,8 @@ struct BatchResolution {
         }
     }
 
-    /// Files what ``firstPhase(_:index:options:directory:)`` concluded.
+    /// Files what ``firstPhase(_:index:options:directory:)`` concluded. `volumeWalked`: the batch
+    /// already walked the bookmark's volume completely for it, so it is not walked for again.
     mutating func record(_ phase: FirstPhase, volumeWalked: Bool = false) {
         switch phase {
         case .settled(let index, let result): results[index] = result
