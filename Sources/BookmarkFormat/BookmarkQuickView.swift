@@ -80,7 +80,8 @@ package struct BookmarkQuickView: Sendable {
         if let compactOffset {
             guard let (type, payload, length) = view.item(compactOffset), type == BookmarkItem.TypeCode.data,
                 let decoded = try? CompactLinuxFacts.decode(
-                    UnsafeRawBufferPointer(rebasing: bytes[payload..<payload + length]), pathComponents: { nil })
+                    UnsafeRawBufferPointer(rebasing: bytes[payload..<payload + length]), fileFactsOnly: true,
+                    pathComponents: { nil })
             else { return nil }
             linux = decoded.facts
             if let count = decoded.trailingComponents {
@@ -244,7 +245,7 @@ private struct QuickReader {
                     break
                 }
                 let component = UnsafeRawBufferPointer(rebasing: bytes[start..<start + size])
-                if size == 0 || component.contains(UInt8(ascii: "/")) { plain = false }
+                if size == 0 || Self.holdsSlash(component) { plain = false }
                 buffer[at] = UInt8(ascii: "/")
                 if size > 0, let from = component.baseAddress, let to = buffer.baseAddress {
                     UnsafeMutableRawPointer(to + at + 1).copyMemory(from: from, byteCount: size)
@@ -254,6 +255,13 @@ private struct QuickReader {
             initialized = failed ? 0 : at
         }
         return failed ? nil : (path, plain)
+    }
+
+    /// Whether `bytes` hold a `/` (a plain loop: `contains` on a raw buffer looked up generic
+    /// metadata for every component of every record).
+    static func holdsSlash(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        for byte in bytes where byte == UInt8(ascii: "/") { return true }
+        return false
     }
 
     func isCompactKey(_ keyOffset: UInt32) -> Bool {

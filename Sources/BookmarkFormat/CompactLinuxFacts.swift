@@ -199,7 +199,9 @@ enum CompactLinuxFacts {
     ///   component count: the record's `0x1004` components.
     /// - Throws: ``BookmarkFormatError``: `malformedValue` for another version or a number
     ///   longer than 64 bits, `truncated` when a field or a length runs past the end.
-    static func decode(_ bytes: UnsafeRawBufferPointer, pathComponents: () -> [ByteString]?) throws(BookmarkFormatError) -> Decoded {
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, fileFactsOnly: Bool = false, pathComponents: () -> [ByteString]?
+    ) throws(BookmarkFormatError) -> Decoded {
         var r = CompactReader(bytes, key: LinuxKeys.compactName)
         let v = try r.byte()
         guard v == version else {
@@ -220,7 +222,10 @@ enum CompactLinuxFacts {
         if mask & Field.subvolumeID != 0 { facts.subvolumeID = try r.varint() }
         if mask & Field.volumeUUIDSource != 0 {
             let code = Int(try r.byte())
-            if code == 0 {
+            if fileFactsOnly {
+                // The volume's fact: stepped over (a quick view reads the file's facts only).
+                if code == 0 { try r.skip(length: try r.varint()) }
+            } else if code == 0 {
                 facts.volumeUUIDSource = String(validating: try r.lengthPrefixed(), as: UTF8.self).map(VolumeUUIDSource.init(rawValue:))
             } else if code <= sourceCodes.count {
                 facts.volumeUUIDSource = sourceCodes[code - 1]
@@ -235,6 +240,13 @@ enum CompactLinuxFacts {
                 trailingComponents = tag >> 1
                 facts.mountRelativePath = pathComponents().flatMap { joinedTrailing(tag >> 1, of: $0) }
             }
+        }
+        // The volume's facts, after the file's: a quick view steps over them, failing where full
+        // decoding fails (a length past the end), so that both read the same records.
+        if fileFactsOnly {
+            if mask & Field.fsType != 0 { try r.skip(length: try r.varint()) }
+            if mask & Field.fsid != 0 { try r.skip(length: 8) }
+            return Decoded(facts: facts, pathIsComponentCount: pathIsComponentCount, trailingComponents: trailingComponents)
         }
         if mask & Field.fsType != 0 { facts.fsType = String(validating: try r.lengthPrefixed(), as: UTF8.self) }
         if mask & Field.fsid != 0 { facts.fsid = LinuxFSID(bytes: try r.bytes(8)) }

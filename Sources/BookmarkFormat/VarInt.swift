@@ -90,7 +90,17 @@ struct CompactReader {
     mutating func bytes(_ count: Int) throws(BookmarkFormatError) -> [UInt8] {
         try require(count)
         defer { offset += count }
-        return Array(bytes[offset..<(offset + count)])
+        // Copied from a rebased buffer, not a `Slice`: no generic metadata looked up per call.
+        return Array(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]))
+    }
+
+    /// Steps over `length` bytes (a length read from the input), copying nothing.
+    mutating func skip(length: UInt64) throws(BookmarkFormatError) {
+        let available = bytes.count - offset
+        guard length <= UInt64(available) else {
+            throw BookmarkFormatError(.truncated(needed: Int(clamping: length), available: available), at: offset)
+        }
+        offset += Int(length)
     }
 
     /// `length` bytes, for a length read from the input: checked against what is left before

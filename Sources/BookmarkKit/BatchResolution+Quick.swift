@@ -174,11 +174,12 @@ extension BatchResolution {
         if options.cancellation?.isCancelled == true || Task.isCancelled { return .fullPath }
         guard let view = BookmarkQuickView(bytes, copyingVolumeStrings: false), let inode = view.inode,
             let birth = view.linux.birthTime, let uuidSpan = view.volumeUUIDSpan,
-            let volume = volumeMemo(
+            volumeMemo(
                 uuid: bytes[uuidSpan], path: view.volumePathSpan.map { bytes[$0] }, name: view.volumeNameSpan.map { bytes[$0] },
-                memo: &memo, directory: directory)
+                memo: &memo, directory: directory),
+            let volume = memo?.volume, let mountPointChanged = memo?.mountPointChanged, let nameChanged = memo?.nameChanged
         else { return .fullPath }
-        let current = Recorded.rerooted(view.path, relative: view.linux.mountRelativePath?.bytes, at: volume.volume)
+        let current = Recorded.rerooted(view.path, relative: view.linux.mountRelativePath?.bytes, at: volume)
         guard !directory.hazard(of: current).needsCare else { return .fullPath }
         var handle: FileHandleData?
         if let type = view.linux.handleType, let handleBytes = view.linux.handle {
@@ -188,19 +189,18 @@ extension BatchResolution {
             index: index, source: source, current: current, recorded: current == view.path ? nil : view.path,
             inode: inode, birthTime: Timestamp(seconds: birth.seconds, nanoseconds: birth.nanoseconds),
             generation: view.linux.generation.map { UInt32(truncatingIfNeeded: $0) }, subvolume: view.linux.subvolumeID,
-            handle: handle, volumeMountPointChanged: volume.mountPointChanged, volumeNameChanged: volume.nameChanged)
-        var located = volume
-        let outcome = check(item, on: &located, volumes: directory)
-        if located.uniqueMountID != volume.uniqueMountID { memo?.uniqueMountID = located.uniqueMountID }
-        return outcome
+            handle: handle, volumeMountPointChanged: mountPointChanged, volumeNameChanged: nameChanged)
+        // In place: the memo is not copied for every record.
+        return memo?.check(item, volumes: directory) ?? .fullPath
     }
 
-    /// The mounted volume a bookmark records, and how its mount point and name changed since;
-    /// `memo` answers a run of bookmarks on one volume.
+    /// Sets `memo` to the mounted volume a bookmark records, and how its mount point and name
+    /// changed since; `false` when it is not mounted. `memo` answers a run of bookmarks on one
+    /// volume.
     static func volumeMemo(
         uuid uuidSlice: Slice<UnsafeRawBufferPointer>, path pathSlice: Slice<UnsafeRawBufferPointer>?,
         name nameSlice: Slice<UnsafeRawBufferPointer>?, memo: inout QuickVolumeMemo?, directory: MountedVolumes
-    ) -> QuickVolumeMemo? {
+    ) -> Bool {
         // Compared where they lie in the record; copied only for a new memo.
         func same(_ slice: Slice<UnsafeRawBufferPointer>?, _ kept: [UInt8]?) -> Bool {
             switch (slice, kept) {
@@ -210,21 +210,21 @@ extension BatchResolution {
             }
         }
         if let last = memo, same(uuidSlice, last.uuid), same(pathSlice, last.path), same(nameSlice, last.name) {
-            return last
+            return true
         }
         let uuid = Array(uuidSlice)
         let path = pathSlice.map { Array($0) }
         let name = nameSlice.map { Array($0) }
         guard let text = String(validating: uuid, as: UTF8.self), !text.isEmpty,
             case .mounted(let volume) = directory.locate(uuid: text, hint: path)
-        else { return nil }
+        else { return false }
         let nameChanged = name.flatMap { ByteString(bytes: $0).string }.map { $0 != Resolver.currentVolumeName(volume) }
         let fresh = QuickVolumeMemo(
             uuid: uuid, path: path, name: name, volume: volume, key: volume.key,
             mountPointChanged: path.map { PathBytes($0) != PathBytes(volume.mountPoint) } ?? false,
             nameChanged: nameChanged ?? false)
         memo = fresh
-        return fresh
+        return true
     }
 
     /// As `Resolver.finish` for the pending bookmark's object, found at `path` as `id`.
@@ -239,5 +239,37 @@ extension BatchResolution {
         return Resolution(
             path: FilePath(bytes: path), matchedBy: matchedBy, changes: changes, isInTrash: here.isInTrash,
             volume: id.volume, fileID: id, entriesSearched: entriesSearched, notes: [])
+    }
+}
+
+extension QuickVolumeMemo {
+    /// The one `statx` of a pending path on this memo's volume, as `Resolver.inspect` and
+    /// `Resolver.finish` do it for an object found at its recorded path: the result when the
+    /// recorded object is there, the wait for the walk when nothing is (`ENOENT`, `ENOTDIR`), the
+    /// full path otherwise. The memo learns its volume's unique mount id from the first object
+    /// found on it.
+    mutating func check(_ item: QuickPending, volumes: MountedVolumes) -> StoredOutcome {
+        switch FileStatus.lookup(pathBytes: item.current, followSymlinks: false) {
+        case .failure(let errno):
+            return errno == .noSuchFileOrDirectory || errno == .notDirectory ? .absent(item, self) : .fullPath
+        case .success(let status):
+            let known: FileID
+            if item.matches(status), isMount(of: status) {
+                // On the volume located for the record (nearly always): its facts are in hand, so
+                // the shared tables' locks are not taken once per bookmark by every thread.
+                known = FileID.known(
+                    status, on: volume, mountID: volume.mountID, generation: item.generation, handle: item.handle)
+            } else if let found = FileID.lookUpKnown(
+                status: status, inode: item.inode, birthTime: item.birthTime, generation: item.generation,
+                handle: item.handle, volumes: volumes)
+            {
+                known = found
+                if found.mountID == volume.mountID, let unique = status.uniqueMountID { uniqueMountID = unique }
+            } else {
+                return .fullPath
+            }
+            if let subvolume = item.subvolume, let other = known.subvolume, subvolume != other { return .fullPath }
+            return .unmoved(BatchResolution.resolution(item, at: item.current, id: known, matchedBy: .path, entriesSearched: 0))
+        }
     }
 }

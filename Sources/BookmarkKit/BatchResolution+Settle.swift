@@ -87,38 +87,6 @@ extension BatchResolution {
             && (!options.useHandles || !ProcessFacts.isEffectivelyRoot)
     }
 
-    /// The one `statx` of a pending path, as `Resolver.inspect` and `Resolver.finish` do it for an
-    /// object found at its recorded path: the result when the recorded object is there, the wait
-    /// for the walk when nothing is (`ENOENT`, `ENOTDIR`), the full path otherwise. The memo
-    /// learns the unique mount id of its volume from the first object found on it.
-    static func check(_ item: QuickPending, on volume: inout QuickVolumeMemo, volumes: MountedVolumes) -> StoredOutcome {
-        switch FileStatus.lookup(pathBytes: item.current, followSymlinks: false) {
-        case .failure(let errno):
-            return errno == .noSuchFileOrDirectory || errno == .notDirectory ? .absent(item, volume) : .fullPath
-        case .success(let status):
-            let known: FileID
-            if item.matches(status), volume.isMount(of: status) {
-                // On the volume located for the record (nearly always): its facts are in hand, so
-                // the shared tables' locks are not taken once per bookmark by every thread.
-                known = FileID.known(
-                    status, on: volume.volume, mountID: volume.volume.mountID, generation: item.generation,
-                    handle: item.handle)
-            } else if let found = FileID.lookUpKnown(
-                status: status, inode: item.inode, birthTime: item.birthTime, generation: item.generation,
-                handle: item.handle, volumes: volumes)
-            {
-                known = found
-                if found.mountID == volume.volume.mountID, let unique = status.uniqueMountID {
-                    volume.uniqueMountID = unique
-                }
-            } else {
-                return .fullPath
-            }
-            if let subvolume = item.subvolume, let other = known.subvolume, subvolume != other { return .fullPath }
-            return .unmoved(resolution(item, at: item.current, id: known, matchedBy: .path, entriesSearched: 0))
-        }
-    }
-
     /// Where the walk found a pending bookmark's object.
     struct WalkHit {
         var path: [UInt8]

@@ -77,8 +77,9 @@ struct BatchResolution {
     var results: [Result<Resolution, BookmarkError>] = []
     /// The placeholder of a result not settled yet (never returned: every bookmark is settled by
     /// ``finish(refetch:)``). Not `nil` in an optional: the last pass that unwrapped a million
-    /// optionals copied every result once more.
-    static let unsettled: Result<Resolution, BookmarkError> = .failure(BookmarkError(.fileSystem, "internal: unsettled bookmark"))
+    /// optionals copied every result once more. Its message is short enough to be stored inline,
+    /// so that a library's million placeholders hold no reference to count.
+    static let unsettled: Result<Resolution, BookmarkError> = .failure(BookmarkError(.fileSystem, "unsettled"))
     var waiting: [String: (volume: Volume, items: [Waiting])] = [:]
     var pathOnly: [Waiting] = []
     /// Stored bookmarks the quick view read, by volume, waiting for their check (`BatchResolution+Quick.swift`).
