@@ -93,8 +93,6 @@ enum StoredRecord {
 enum StoredOutcome: Sendable {
     /// Not the plain case (or the check could not decide): decoded in full, usual steps.
     case fullPath
-    /// The recorded object is at its path: the result.
-    case unmoved(Resolution)
     /// Nothing is at its path: it waits for the volume's walk.
     case absent(QuickPending, QuickVolumeMemo)
     /// Already in the batch's results (an unmoved one, written there by the thread that checked it).
@@ -123,18 +121,18 @@ extension BatchResolution {
                 nonisolated(unsafe) let records = records
                 let chunks = threads > 1 ? min(threads * 4, records.count) : 1
                 let work = { @Sendable (chunk: Int) in
+                    guard let results = resultSlots.baseAddress else { return }
                     var memo: QuickVolumeMemo?
                     for index in (records.count * chunk / chunks)..<(records.count * (chunk + 1) / chunks) {
+                        // An unmoved one's result is made in its slot (`.settled`): a result is a
+                        // few hundred bytes, and each copy of it was a `memmove`.
                         let outcome = records[index].withBytes {
                             Self.quickOutcome(
                                 $0, source: records[index].source, index: base + index, memo: &memo, options: options,
-                                directory: directory)
+                                directory: directory, result: results + base + index)
                         }
-                        if case .unmoved(let resolution) = outcome {
-                            resultSlots[base + index] = .success(resolution)
-                        } else {
-                            slots[index] = outcome
-                        }
+                        if case .settled = outcome { continue }
+                        slots[index] = outcome
                     }
                 }
                 if chunks > 1 { ConcurrentWork.perform(iterations: chunks, work) } else { work(0) }
@@ -144,7 +142,6 @@ extension BatchResolution {
             tick(at: base + offset)
             switch outcome {
             case .settled: break
-            case .unmoved(let resolution): results[base + offset] = .success(resolution)
             case .absent(let item, let memo):
                 quick[memo.key, default: QuickGroup(volume: memo.volume)].items.append(item)
             case .fullPath:
@@ -166,10 +163,10 @@ extension BatchResolution {
 
     /// The quick pass for one record: plain layout with an inode, a birth time and a volume UUID,
     /// on a mounted volume that cannot block; then one `statx` of its path. `memo` keeps the last
-    /// volume located (one per thread).
+    /// volume located (one per thread). An unmoved one's result is written to `result`.
     static func quickOutcome(
         _ bytes: UnsafeRawBufferPointer, source: StoredSource, index: Int, memo: inout QuickVolumeMemo?,
-        options: ResolutionOptions, directory: MountedVolumes
+        options: ResolutionOptions, directory: MountedVolumes, result: UnsafeMutablePointer<Result<Resolution, BookmarkError>>
     ) -> StoredOutcome {
         if options.cancellation?.isCancelled == true || Task.isCancelled { return .fullPath }
         guard let view = BookmarkQuickView(bytes, copyingVolumeStrings: false), let inode = view.inode,
@@ -191,7 +188,7 @@ extension BatchResolution {
             generation: view.linux.generation.map { UInt32(truncatingIfNeeded: $0) }, subvolume: view.linux.subvolumeID,
             handle: handle, volumeMountPointChanged: mountPointChanged, volumeNameChanged: nameChanged)
         // In place: the memo is not copied for every record.
-        return memo?.check(item, volumes: directory) ?? .fullPath
+        return memo?.check(item, volumes: directory, result: result) ?? .fullPath
     }
 
     /// Sets `memo` to the mounted volume a bookmark records, and how its mount point and name
@@ -244,11 +241,13 @@ extension BatchResolution {
 
 extension QuickVolumeMemo {
     /// The one `statx` of a pending path on this memo's volume, as `Resolver.inspect` and
-    /// `Resolver.finish` do it for an object found at its recorded path: the result when the
-    /// recorded object is there, the wait for the walk when nothing is (`ENOENT`, `ENOTDIR`), the
-    /// full path otherwise. The memo learns its volume's unique mount id from the first object
-    /// found on it.
-    mutating func check(_ item: QuickPending, volumes: MountedVolumes) -> StoredOutcome {
+    /// `Resolver.finish` do it for an object found at its recorded path: the result, written to
+    /// `result` (`.settled`), when the recorded object is there; the wait for the walk when
+    /// nothing is (`ENOENT`, `ENOTDIR`); the full path otherwise. The memo learns its volume's
+    /// unique mount id from the first object found on it.
+    mutating func check(
+        _ item: QuickPending, volumes: MountedVolumes, result: UnsafeMutablePointer<Result<Resolution, BookmarkError>>
+    ) -> StoredOutcome {
         switch FileStatus.lookup(pathBytes: item.current, followSymlinks: false) {
         case .failure(let errno):
             return errno == .noSuchFileOrDirectory || errno == .notDirectory ? .absent(item, self) : .fullPath
@@ -269,7 +268,9 @@ extension QuickVolumeMemo {
                 return .fullPath
             }
             if let subvolume = item.subvolume, let other = known.subvolume, subvolume != other { return .fullPath }
-            return .unmoved(BatchResolution.resolution(item, at: item.current, id: known, matchedBy: .path, entriesSearched: 0))
+            result.pointee = .success(
+                BatchResolution.resolution(item, at: item.current, id: known, matchedBy: .path, entriesSearched: 0))
+            return .settled
         }
     }
 }

@@ -278,11 +278,12 @@ enum LibraryMetric {
                 print("library repeat: the batch failed")
                 return 1
             }
+            let (elapsed, cpuTime) = (seconds(clock.now - began), cpu() - cpuBefore)
             let failed = results.reduce(0) { count, result in
                 if case .failure = result { return count + 1 }
                 return count
             }
-            print("run \(run + 1): \(format(seconds(clock.now - began), 3)) s, cpu \(format(cpu() - cpuBefore, 3)) s, "
+            print("run \(run + 1): \(format(elapsed, 3)) s, cpu \(format(cpuTime, 3)) s, "
                 + "\(results.count) results, \(failed) failed")
         }
         return 0
