@@ -6,8 +6,9 @@
 
 Needs matplotlib (pip install matplotlib). Cost per bookmark of a library's cold start against
 the number of bookmarks (each library on a volume of 1.2 times as many entries): the whole batch
-beside one find walk's share per bookmark, and the unmoved-only batch beside a bare statx of
-each path. Flat lines mean no per-bookmark cost grows with the count.
+beside one find walk's share per bookmark and (when the run measured it) the batch's system
+calls alone in C, and the unmoved-only batch beside a bare statx of each path. Flat lines mean no
+per-bookmark cost grows with the count.
 """
 import json
 import statistics
@@ -42,6 +43,10 @@ def main():
         ("a bare statx of each path (baseline)", [per(p, "statx", p["unmovedCount"]) for p in points],
          "tab:olive", ":", "^"),
     ]
+    # The batch's floor in C (read, a statx of each path, the walk), in runs that measured it.
+    if all(p.get("floor") for p in points):
+        series.insert(1, ("the whole batch's system calls alone, in C, per bookmark",
+                          [per(p, "floor", p["count"]) for p in points], "tab:purple", "-.", "D"))
     fig, ax = plt.subplots(figsize=(8, 5), dpi=110)
     for label, values, color, style, marker in series:
         ax.plot(counts, values, style, color=color, marker=marker, label=label)
