@@ -13,6 +13,8 @@ struct ParallelWalkResult<Found> {
     var parts: [[Found]]
     var entries: Int
     var complete: Bool
+    /// A directory on another mount was met and not entered (``VolumeWalker/skippedMounts``).
+    var skippedMounts = false
 }
 
 extension BatchResolution {
@@ -34,6 +36,8 @@ extension BatchResolution {
     ) -> ParallelWalkResult<Found> {
         guard let root = try? Directory.current.open(volume.mountPointPath, options: [.readOnly, .directory, .nonBlocking])
         else { return ParallelWalkResult(parts: [], entries: 0, complete: false) }
+        // Set by any part that meets a directory on another mount.
+        let skipped = AtomicFlag()
         var top: [Found] = []
         var level = [(directory: root, path: volume.mountPoint)]
         // The directories of the next level: the index of their parent in `level`, and the name.
@@ -61,15 +65,19 @@ extension BatchResolution {
             // A small level: open it (fewer than sixteen directories per thread) and read it here.
             var next: [(directory: OwnedDescriptor, path: [UInt8])] = []
             for (parent, name) in children {
-                if let opened = try? level[parent].directory.openChildDirectory(name, sameMount: true) {
+                do throws(FileSystemError) {
+                    let opened = try level[parent].directory.openChildDirectory(name, sameMount: true)
                     next.append((opened, PathBytes(level[parent].path).appending(name).bytes))
+                } catch {
+                    if error.errno == .improperLink { skipped.set() }
                 }
             }
             level = next
         }
         _ = share.add(entries)
         if finished || isCancelled(cancellation) || children.isEmpty {
-            return ParallelWalkResult(parts: [top], entries: entries, complete: !isCancelled(cancellation) || finished)
+            return ParallelWalkResult(
+                parts: [top], entries: entries, complete: !isCancelled(cancellation) || finished, skippedMounts: skipped.value)
         }
         var parts = [[Found]](repeating: [], count: children.count + 1)
         var counts = [Int](repeating: 0, count: children.count)
@@ -93,8 +101,14 @@ extension BatchResolution {
                         return
                     }
                     // An unreadable or vanished directory is skipped, as the walker skips one.
-                    guard let directory = try? level[parent].directory.openChildDirectory(name, sameMount: true)
-                    else { return }
+                    let opened: OwnedDescriptor
+                    do throws(FileSystemError) {
+                        opened = try level[parent].directory.openChildDirectory(name, sameMount: true)
+                    } catch {
+                        if error.errno == .improperLink { skipped.set() }
+                        return
+                    }
+                    let directory = opened
                     defer { try? directory.close() }
                     var walker = VolumeWalker(share: share, cancellation: cancellation)
                     var found: [Found] = []
@@ -108,12 +122,14 @@ extension BatchResolution {
                     }
                     parts[part + 1] = found
                     counts[part] = walker.entries
+                    if walker.skippedMounts { skipped.set() }
                 }
             }
         }
         parts[0] = top
         let complete = share.isFinished || !stopped.value
-        return ParallelWalkResult(parts: parts, entries: entries + counts.reduce(0, +), complete: complete)
+        return ParallelWalkResult(
+            parts: parts, entries: entries + counts.reduce(0, +), complete: complete, skippedMounts: skipped.value)
     }
 
     /// Whether the caller cancelled (the flag or the task).

@@ -260,11 +260,13 @@ extension QuickVolumeMemo {
                     status, on: volume, mountID: volume.mountID, generation: item.generation, handle: item.handle)
             } else if let found = FileID.lookUpKnown(
                 status: status, inode: item.inode, birthTime: item.birthTime, generation: item.generation,
-                handle: item.handle, volumes: volumes)
+                handle: item.handle, volumes: volumes), found.mountID == volume.mountID
             {
                 known = found
-                if found.mountID == volume.mountID, let unique = status.uniqueMountID { uniqueMountID = unique }
+                if let unique = status.uniqueMountID { uniqueMountID = unique }
             } else {
+                // Not the object, or the object on another mount (a bind mount of one of the
+                // volume's folders, say), whose result reports that mount as `resolve()` does.
                 return .fullPath
             }
             if let subvolume = item.subvolume, let other = known.subvolume, subvolume != other { return .fullPath }

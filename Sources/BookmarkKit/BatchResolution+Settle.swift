@@ -97,7 +97,7 @@ extension BatchResolution {
     /// (``parallelWalk(_:threads:share:cancellation:interesting:examine:)``), finding every pending
     /// object by inode and confirming it with a `statx` relative to its directory; the walk ends
     /// when all are found. `complete`: the walk ended without running out of its budget or being
-    /// cancelled.
+    /// cancelled, and entered every directory it met on the volume (no other mount among them).
     func walk(_ items: [QuickPending], on volume: Volume) -> (hits: [WalkHit?], entries: Int, complete: Bool) {
         // Inode → first position; `chain` links the positions that share an inode.
         var first: [UInt64: Int] = [:]
@@ -133,6 +133,8 @@ extension BatchResolution {
             for (position, hit) in part { hits[position] = hit }
         }
         progress?(BatchProgress(settled: 0, total: results.count, entriesWalked: walked.entries, volume: volume.mountPoint))
-        return (hits, walked.entries, walked.complete)
+        // A mount met inside the volume (a bind mount of one of its folders, say) was not entered:
+        // what was not found may be there, so it is not reported as searched for.
+        return (hits, walked.entries, walked.complete && !walked.skippedMounts)
     }
 }

@@ -270,6 +270,17 @@ struct BatchResolution {
                     results[item.index] = .failure(resolver.error(
                         .notFound, "the shared walk ran out of its budget after \(walker.entries) entries",
                         searchExhausted: true))
+                } else if walker.skippedMounts, stop == nil {
+                    // The shared walk did not enter a mount it met inside the volume (a bind mount
+                    // of one of its folders, say): the bookmark's own search, as `resolve()`
+                    // makes it, starts where the object was and may be behind that mount.
+                    results[item.index] = Result { () throws(BookmarkError) in
+                        let volume = group.volume
+                        if let found = try resolver.search(on: volume, from: resolver.recorded.rerooted(at: volume)) {
+                            return resolver.finish(found, volume: volume)
+                        }
+                        return try resolver.conclude(excluding: volume, replacement: item.replacement)
+                    }
                 } else {
                     results[item.index] = Result { () throws(BookmarkError) in
                         try resolver.conclude(excluding: group.volume, replacement: item.replacement)

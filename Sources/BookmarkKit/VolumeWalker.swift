@@ -12,6 +12,10 @@ struct VolumeWalker {
     let budget: SearchBudget
     let cancellation: CancellationFlag?
     private(set) var entries = 0
+    /// Whether the walk met a directory on another mount (`EXDEV`) and did not enter it: another
+    /// file system, or a bind mount, even of this volume's own folders. An object there was not
+    /// looked for, so "not found" does not mean "not on the volume".
+    private(set) var skippedMounts = false
     private let deadline: ContinuousClock.Instant
 
     enum Stop: Error {
@@ -57,8 +61,11 @@ struct VolumeWalker {
         while true {
             if next == nil {
                 guard let item = pending.popLast() else { return false }
-                if let opened = try? item.parent.openChildDirectory(item.name, sameMount: true) {
-                    next = (opened, item.path)
+                do throws(FileSystemError) {
+                    next = (try item.parent.openChildDirectory(item.name, sameMount: true), item.path)
+                } catch {
+                    // Unreadable or vanished: passed over. Another mount: passed over, and said.
+                    if error.errno == .improperLink { skippedMounts = true }
                 }
                 continue
             }

@@ -103,6 +103,36 @@ struct StoredBatchTests {
         }
     }
 
+    @Test(
+        "objects reached through another mount of their volume (a bind mount over a folder): proved on that mount, as alone",
+        arguments: [1, 2])
+    func bindMountedFolder(threads: Int) throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let (tree, data, _) = try Self.library(on: volume, folders: 3, files: 40)
+            // Folder d1 reached through a bind mount of itself: its objects are the recorded ones,
+            // at their paths, but on another mount than the one the batch located the volume by
+            // (and learned from d0's objects, in the same run of records).
+            try tree.shell("mount --bind d1 d1")
+            defer { _ = try? tree.shell("umount d1") }
+            let options = ResolutionOptions(useHandles: false, batchThreads: threads)
+            let batch = Bookmark.resolveAll(data: data, options: options)
+            let alone = data.map { bytes in
+                Result { () throws(BookmarkError) in try Bookmark(data: bytes).resolve(options) }
+            }
+            #expect(batch.map(Outcome.init) == alone.map(Outcome.init))
+            // Decoded bookmarks take the batch's other path (the first steps, then one shared walk).
+            let bookmarks = try data.map { bytes throws(BookmarkError) in try Bookmark(data: bytes) }
+            #expect(Bookmark.resolveAll(bookmarks, options: options).map(Outcome.init) == alone.map(Outcome.init))
+            let batchMounts = batch.map { try? $0.get().fileID.mountID }
+            let aloneMounts = alone.map { try? $0.get().fileID.mountID }
+            #expect(batchMounts == aloneMounts)
+            // d0's f0 and d1's f0 (both unmoved) on two different mounts.
+            let first = try #require(batchMounts[0])
+            let bound = try #require(batchMounts[40])
+            #expect(first != bound)
+        }
+    }
+
     @Test("a volume mounted elsewhere: paths re-rooted, the mount point reported changed, as alone")
     func remounted() throws {
         try LoopVolume.withVolume(.ext4) { volume in
