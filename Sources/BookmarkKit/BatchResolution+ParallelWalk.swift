@@ -13,7 +13,7 @@ struct ParallelWalkResult<Found> {
     var parts: [[Found]]
     var entries: Int
     var complete: Bool
-    /// A directory on another mount was met and not entered (``VolumeWalker/skippedMounts``).
+    /// A mount of the volume's own file system was met and not entered (``VolumeWalker/skippedMounts``).
     var skippedMounts = false
 }
 
@@ -36,7 +36,7 @@ extension BatchResolution {
     ) -> ParallelWalkResult<Found> {
         guard let root = try? Directory.current.open(volume.mountPointPath, options: [.readOnly, .directory, .nonBlocking])
         else { return ParallelWalkResult(parts: [], entries: 0, complete: false) }
-        // Set by any part that meets a directory on another mount.
+        // Set by any part that meets a mount of the volume's own file system.
         let skipped = AtomicFlag()
         var top: [Found] = []
         var level = [(directory: root, path: volume.mountPoint)]
@@ -69,7 +69,9 @@ extension BatchResolution {
                     let opened = try level[parent].directory.openChildDirectory(name, sameMount: true)
                     next.append((opened, PathBytes(level[parent].path).appending(name).bytes))
                 } catch {
-                    if error.errno == .improperLink { skipped.set() }
+                    if VolumeWalker.isMountOfSameFileSystem(error, name, in: level[parent].directory, as: root) {
+                        skipped.set()
+                    }
                 }
             }
             level = next
@@ -105,7 +107,9 @@ extension BatchResolution {
                     do throws(FileSystemError) {
                         opened = try level[parent].directory.openChildDirectory(name, sameMount: true)
                     } catch {
-                        if error.errno == .improperLink { skipped.set() }
+                        if VolumeWalker.isMountOfSameFileSystem(error, name, in: level[parent].directory, as: root) {
+                            skipped.set()
+                        }
                         return
                     }
                     let directory = opened

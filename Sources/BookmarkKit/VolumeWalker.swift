@@ -12,9 +12,10 @@ struct VolumeWalker {
     let budget: SearchBudget
     let cancellation: CancellationFlag?
     private(set) var entries = 0
-    /// Whether the walk met a directory on another mount (`EXDEV`) and did not enter it: another
-    /// file system, or a bind mount, even of this volume's own folders. An object there was not
-    /// looked for, so "not found" does not mean "not on the volume".
+    /// Whether the walk met a mount of this volume's own file system (a bind mount of one of its
+    /// folders, which `EXDEV` keeps it out of) and did not enter it: an object there was not looked
+    /// for, so "not found" does not mean "not on the volume". Mounts of other file systems (`/proc`
+    /// under `/`, a USB stick under `/media`) cannot hold a file moved on this one, and do not count.
     private(set) var skippedMounts = false
     private let deadline: ContinuousClock.Instant
 
@@ -64,8 +65,9 @@ struct VolumeWalker {
                 do throws(FileSystemError) {
                     next = (try item.parent.openChildDirectory(item.name, sameMount: true), item.path)
                 } catch {
-                    // Unreadable or vanished: passed over. Another mount: passed over, and said.
-                    if error.errno == .improperLink { skippedMounts = true }
+                    // Unreadable or vanished: passed over. A mount of this file system: passed
+                    // over, and said.
+                    if Self.isMountOfSameFileSystem(error, item.name, in: item.parent, as: root) { skippedMounts = true }
                 }
                 continue
             }
@@ -115,6 +117,18 @@ struct VolumeWalker {
 }
 
 extension VolumeWalker {
+    /// Whether `error`, met opening the entry `name` of `parent`, is a mount point (`EXDEV`) whose
+    /// mounted root is on the file system of `root` (the same device): a bind mount of one of the
+    /// volume's own folders. One `statx` and one `fstat`, only at a mount point.
+    static func isMountOfSameFileSystem(
+        _ error: FileSystemError, _ name: [UInt8], in parent: OwnedDescriptor, as root: OwnedDescriptor
+    ) -> Bool {
+        guard error.errno == .improperLink, let mounted = try? parent.statusOfChild(name),
+            let volume = try? root.status()
+        else { return false }
+        return mounted.device == volume.device
+    }
+
     /// Walks outward from the directory `start` (an absolute path on the mount at `mountPoint`):
     /// its subtree, then each ancestor's other entries, up to and including the mount point, until
     /// `examine` accepts an entry. An ancestor that cannot be opened is passed over.
