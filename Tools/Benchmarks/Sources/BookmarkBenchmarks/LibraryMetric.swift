@@ -163,6 +163,9 @@ enum LibraryMetric {
                 chmod(path, path == folder || path == tool ? 0o755 : 0o644)
             }
             _ = Spawn.quiet(["find", workload.root, "-xdev"])
+            // The tree, the library and the moves left gigabytes dirty: written back now, not by
+            // kernel threads during the runs.
+            sync()
 
             // For working on the batch: the library stays until the named file is removed, so
             // the child can be run again by hand (`BookmarkBenchmarks --library-child LIB EXPECTED`).

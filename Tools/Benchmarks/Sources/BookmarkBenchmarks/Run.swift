@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 
-/// Makes a volume and a tree of `entries` entries, warms the cache with one `find` walk, runs
-/// `body`, and destroys the volume whatever happens.
+/// Makes a volume and a tree of `entries` entries, warms the cache with one `find` walk, writes
+/// the tree back (`sync`), runs `body`, and destroys the volume whatever happens.
 func withWorkload<T>(entries: Int, seed: UInt64, _ body: (Workload) throws -> T) throws -> T {
     let volume = try BenchVolume(entries: entries)
     defer { volume.destroy() }
@@ -12,6 +12,8 @@ func withWorkload<T>(entries: Int, seed: UInt64, _ body: (Workload) throws -> T)
     let workload = try generator.build()
     let built = clock.now - start
     _ = Spawn.quiet(["find", volume.mountPoint, "-xdev"])
+    // The new tree is written back now, not by kernel threads while the first metrics run.
+    sync()
     print(
         "tree: \(workload.entries) entries (\(workload.directories) folders, \(workload.projectFiles.count) project "
             + "source files) on \(volume.mountPoint), built in \(format(seconds(built), 1)) s (seed \(seed))")
