@@ -264,6 +264,7 @@ private struct QuickReader {
         return false
     }
 
+    /// Whether the string key at data offset `keyOffset` is `org.swift-bookmarks.linux`.
     func isCompactKey(_ keyOffset: UInt32) -> Bool {
         guard let (type, at, size) = item(keyOffset), type == BookmarkItem.TypeCode.string,
             size == QuickLinuxField.compactName.count

@@ -94,23 +94,24 @@ struct CompactReader {
         return Array(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]))
     }
 
-    /// Steps over `length` bytes (a length read from the input), copying nothing.
-    mutating func skip(length: UInt64) throws(BookmarkFormatError) {
+    /// A length read from the input, checked against what is left before anything is allocated
+    /// or skipped, so a huge length costs nothing.
+    private func available(_ length: UInt64) throws(BookmarkFormatError) -> Int {
         let available = bytes.count - offset
         guard length <= UInt64(available) else {
             throw BookmarkFormatError(.truncated(needed: Int(clamping: length), available: available), at: offset)
         }
-        offset += Int(length)
+        return Int(length)
     }
 
-    /// `length` bytes, for a length read from the input: checked against what is left before
-    /// anything is allocated, so a huge length costs nothing.
+    /// Steps over `length` bytes (a length read from the input), copying nothing.
+    mutating func skip(length: UInt64) throws(BookmarkFormatError) {
+        offset += try available(length)
+    }
+
+    /// `length` bytes, for a length read from the input.
     mutating func bytes(length: UInt64) throws(BookmarkFormatError) -> [UInt8] {
-        let available = bytes.count - offset
-        guard length <= UInt64(available) else {
-            throw BookmarkFormatError(.truncated(needed: Int(clamping: length), available: available), at: offset)
-        }
-        return try self.bytes(Int(length))
+        try self.bytes(try available(length))
     }
 
     /// A LEB128 length, then that many bytes.

@@ -274,12 +274,10 @@ struct BatchResolution {
                     // The shared walk did not enter a mount it met inside the volume (a bind mount
                     // of one of its folders, say): the bookmark's own search, as `resolve()`
                     // makes it, starts where the object was and may be behind that mount.
+                    let current = resolver.recorded.rerooted(at: group.volume)
                     results[item.index] = Result { () throws(BookmarkError) in
-                        let volume = group.volume
-                        if let found = try resolver.search(on: volume, from: resolver.recorded.rerooted(at: volume)) {
-                            return resolver.finish(found, volume: volume)
-                        }
-                        return try resolver.conclude(excluding: volume, replacement: item.replacement)
+                        try resolver.searchThenConclude(
+                            on: group.volume, from: current, replacement: item.replacement, deleted: item.deleted)
                     }
                 } else {
                     results[item.index] = Result { () throws(BookmarkError) in

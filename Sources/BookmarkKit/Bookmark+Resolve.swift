@@ -91,14 +91,23 @@ struct Resolver: Sendable {
         switch try runUntilSearch(from: start) {
         case .resolved(let resolution): return resolution
         case .needsSearch(let volume, let current, let replacement, let deleted):
-            if !deleted, let volume, let found = catalogCandidate(on: volume) {
-                return finish(found, volume: volume)
-            }
-            if !deleted, options.search, let volume, let found = try search(on: volume, from: current) {
-                return finish(found, volume: volume)
-            }
-            return try conclude(excluding: volume, replacement: replacement, deleted: deleted)
+            return try searchThenConclude(on: volume, from: current, replacement: replacement, deleted: deleted)
         }
+    }
+
+    /// The steps after ``runUntilSearch(from:)`` found the object missing from `current`: the
+    /// catalog's place for it, this bookmark's own search, then ``conclude(excluding:replacement:deleted:)``.
+    /// A batch calls it for a bookmark its shared walk could not settle.
+    mutating func searchThenConclude(on volume: Volume?, from current: [UInt8], replacement: Found?, deleted: Bool)
+        throws(BookmarkError) -> Resolution
+    {
+        if !deleted, let volume, let found = catalogCandidate(on: volume) {
+            return finish(found, volume: volume)
+        }
+        if !deleted, options.search, let volume, let found = try search(on: volume, from: current) {
+            return finish(found, volume: volume)
+        }
+        return try conclude(excluding: volume, replacement: replacement, deleted: deleted)
     }
 
     /// Everything up to the search: volume, path, replacement, relative, handle.

@@ -11,15 +11,26 @@ import VolumeFixtures
 /// a moved file may be; a mount of another file system cannot hold it.
 @Suite("A walk meeting mounts inside its volume", .serialized, .requiresRealVolumes)
 struct WalkMountTests {
+    /// `lib` on the volume, made by the shell `script` run in it.
+    static func tree(on volume: LoopVolume, _ script: String) throws -> Tree {
+        let tree = Tree(root: volume.path("lib"))
+        try tree.dir("")
+        try tree.shell(script)
+        return tree
+    }
+
+    /// `lib`, opened as a directory.
+    static func open(_ tree: Tree) throws -> OwnedDescriptor {
+        try Directory.current.open(FilePath(tree.path("")), options: [.readOnly, .directory])
+    }
+
     @Test("a bind mount of the volume's folder is the same file system; tmpfs and a plain folder are not mount points of it")
     func sameFileSystem() throws {
         try LoopVolume.withVolume(.ext4) { volume in
-            let tree = Tree(root: volume.path("lib"))
-            try tree.dir("")
-            try tree.shell("mkdir plain bound other && : > plain/f")
+            let tree = try Self.tree(on: volume, "mkdir plain bound other && : > plain/f")
             try tree.shell("mount --bind plain bound && mount -t tmpfs tmpfs other")
             defer { _ = try? tree.shell("umount bound; umount other") }
-            let root = try Directory.current.open(FilePath(tree.path("")), options: [.readOnly, .directory])
+            let root = try Self.open(tree)
             defer { try? root.close() }
             func verdict(_ name: String) -> Bool? {
                 do throws(FileSystemError) {
@@ -40,13 +51,11 @@ struct WalkMountTests {
     @Test("the walker reports the bind mount it passed over, not the tmpfs")
     func walkerReports() throws {
         try LoopVolume.withVolume(.ext4) { volume in
-            let tree = Tree(root: volume.path("lib"))
-            try tree.dir("")
-            try tree.shell("mkdir -p plain/deep bound other && : > plain/deep/f")
+            let tree = try Self.tree(on: volume, "mkdir -p plain/deep bound other && : > plain/deep/f")
             try tree.shell("mount -t tmpfs tmpfs other")
             defer { _ = try? tree.shell("umount other") }
             func skipped() throws -> Bool {
-                let root = try Directory.current.open(FilePath(tree.path("")), options: [.readOnly, .directory])
+                let root = try Self.open(tree)
                 defer { try? root.close() }
                 var walker = VolumeWalker(budget: .unlimited, cancellation: nil)
                 _ = try? walker.walk(root, path: Array(tree.path("").utf8), interesting: { _ in false }, examine: { _, _, _ in false })

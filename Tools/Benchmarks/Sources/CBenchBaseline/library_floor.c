@@ -151,27 +151,32 @@ int cbb_library_floor(const char *library, const char *const *paths, long count,
     double read = now_seconds();
 
     struct statx_part parts[64];
-    for (int index = 0; index < threads; index++) {
-        parts[index] = (struct statx_part){paths, count * index / threads, count * (index + 1) / threads, 0};
-        if (pthread_create(&workers[index], NULL, statx_paths, &parts[index]) != 0) return -EAGAIN;
+    int started = 0;
+    for (; started < threads; started++) {
+        parts[started] = (struct statx_part){paths, count * started / threads, count * (started + 1) / threads, 0};
+        if (pthread_create(&workers[started], NULL, statx_paths, &parts[started]) != 0) break;
     }
     long failed = 0;
-    for (int index = 0; index < threads; index++) {
+    for (int index = 0; index < started; index++) {
         pthread_join(workers[index], NULL);
         failed += parts[index].failed;
     }
+    if (started < threads) return -EAGAIN;
     double checked = now_seconds();
 
     struct walk_state state = {.lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER};
     char *root = strdup(volume);
     if (root == NULL) return -ENOMEM;
     push_locked(&state, root);
-    for (int index = 0; index < threads; index++) {
-        if (pthread_create(&workers[index], NULL, walk_directories, &state) != 0) return -EAGAIN;
+    /* Threads that started are joined before any failure is reported. */
+    started = 0;
+    for (; started < threads; started++) {
+        if (pthread_create(&workers[started], NULL, walk_directories, &state) != 0) break;
     }
-    for (int index = 0; index < threads; index++) pthread_join(workers[index], NULL);
+    for (int index = 0; index < started; index++) pthread_join(workers[index], NULL);
     for (long index = 0; index < state.top; index++) free(state.stack[index]);
     free(state.stack);
+    if (started < threads) return -EAGAIN;
     if (state.failed) return -ENOMEM;
     double walked = now_seconds();
 
