@@ -95,7 +95,7 @@ final class AncestorCache: Sendable {
     ///   - volumes: Where the mounts of the directories are looked up.
     func chain(parent: [UInt8], target: FileID, volumes: MountedVolumes) -> AncestorChain? {
         guard Self.marker?.isOwnProcess == true else {
-            return AncestorChain.walk(parent, prefixes: DirectoryPrefixes(parent))
+            return AncestorChain.walk(parent, prefixes: DirectoryPrefixes(parent), target: target, volumes: volumes)
         }
         let key = Key(mountID: target.mountID, uniqueMountID: target.uniqueMountID, path: parent)
         let found = state.withLock { state -> Found in
@@ -103,7 +103,8 @@ final class AncestorCache: Sendable {
         }
         switch found {
         case .cached(let chain): return chain
-        case .partly(let known, let prefixes): return AncestorChain.walk(parent, prefixes: prefixes, known: known)
+        case .partly(let known, let prefixes):
+            return AncestorChain.walk(parent, prefixes: prefixes, known: known, target: target, volumes: volumes)
         }
     }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import BookmarkFormat
+import FileIdentity
 import SecureFiles
 
 /// The directories on a path, as creation records them: kept ready to copy into each bookmark
@@ -50,7 +51,9 @@ extension AncestorChain {
     /// - Parameters:
     ///   - parent: A canonical absolute directory path.
     ///   - prefixes: Its directories, as ``DirectoryPrefixes`` found them.
-    ///   - known: The inodes of its first directories (`/` excluded), already known and valid.
+    ///   - known: The inodes of its first directories (`/` excluded), already known and valid:
+    ///     from the ancestor cache's watched directories, or the volume's mount point facts
+    ///     (``mountPointPart(of:prefixes:target:volumes:)``), whichever knows more.
     static func walk(_ parent: [UInt8], prefixes: DirectoryPrefixes, known: [UInt64] = []) -> AncestorChain? {
         // `/` (ends[0]) is recorded by nobody; the known ones follow it.
         let start = known.count + 1
@@ -59,5 +62,33 @@ extension AncestorChain {
         inodes.reserveCapacity(prefixes.count - 1)
         if PathDirectories.inodes(of: parent, prefixEnds: prefixes.ends[start...], into: &inodes) != nil { return nil }
         return AncestorChain(path: parent, inodes: inodes)
+    }
+
+    /// The inodes of `parent`'s directories down to the mount point of `target`'s volume, from
+    /// the volume's mount point facts (examined once per mount: ``MountedVolumes``); `[]` when
+    /// `parent` does not start with that mount point (a bind mount reached another way, a table
+    /// older than a rename) or they are unknown.
+    ///
+    /// A first meeting of a path on a volume mounted below `/` then examines only the
+    /// directories below the mount point: the benchmark's volume is mounted five directories
+    /// deep, about half of each path.
+    static func mountPointPart(of parent: [UInt8], prefixes: DirectoryPrefixes, target: FileID, volumes: MountedVolumes) -> [UInt64] {
+        let point = target.volume.mountPoint
+        guard point.count > 1, parent.count >= point.count, parent.starts(with: point),
+            parent.count == point.count || parent[point.count] == UInt8(ascii: "/"),
+            let inodes = volumes.mountPointFacts(of: target.volume).directoryInodes,
+            // The mount point is the `inodes.count`th directory after `/`.
+            inodes.count < prefixes.count, prefixes.ends[inodes.count] == point.count
+        else { return [] }
+        return inodes
+    }
+
+    /// ``walk(_:prefixes:known:)`` with the mount point's part of the path taken from the volume
+    /// when that is more than `known`.
+    static func walk(
+        _ parent: [UInt8], prefixes: DirectoryPrefixes, known: [UInt64] = [], target: FileID, volumes: MountedVolumes
+    ) -> AncestorChain? {
+        let mounted = mountPointPart(of: parent, prefixes: prefixes, target: target, volumes: volumes)
+        return walk(parent, prefixes: prefixes, known: mounted.count > known.count ? mounted : known)
     }
 }

@@ -137,20 +137,29 @@ extension Bookmark {
         if name?.first == UInt8(ascii: ".") { flags |= BookmarkPropertyFlags.isHidden }
         if bytes == id.volume.mountPoint { flags |= BookmarkPropertyFlags.isVolume }
         record.setResourceProperties(item: propertyItems[flags] ?? BookmarkRecord.resourcePropertiesItem(propertyFlags(flags)))
-        let mountPoint = id.volume.mountPoint
-        var relative = bytes.count >= mountPoint.count ? Array(bytes[mountPoint.count...]) : bytes
-        if mountPoint == [UInt8(ascii: "/")] { relative = bytes }
-        if relative.first != UInt8(ascii: "/") { relative.insert(UInt8(ascii: "/"), at: 0) }
+        let relative = mountRelativePath(bytes, mountPoint: id.volume.mountPoint)
         // One item holds the file's and the volume's facts: the volume's are copied from `Volume`
         // (no system call), and encoding the whole item is a few dozen bytes.
         let volume = id.volume
         let facts = LinuxFileFacts(
             generation: id.generation.map(UInt64.init), handleType: id.handle?.type, handle: id.handle?.bytes,
             birthTime: id.birthTime.map { LinuxTimestamp(seconds: $0.seconds, nanoseconds: $0.nanoseconds) },
-            subvolumeID: id.subvolume, volumeUUIDSource: formatSource(volume), mountRelativePath: ByteString(bytes: relative),
+            subvolumeID: id.subvolume, volumeUUIDSource: formatSource(volume), mountRelativePath: relative.map(ByteString.init(bytes:)),
             fsType: volume.fsType, fsid: volume.fsid.map(LinuxFSID.init))
         // `fill` split the record's components from `bytes`.
         try record.setLinuxFacts(facts, componentsSplitFrom: bytes)
+    }
+
+    /// `path` relative to the volume's mount point, starting with `/`; `nil` when `path` is not
+    /// below `mountPoint`: a mount table older than a rename of one of the mount point's
+    /// ancestors (no mount event announces that) still names the old path, and cutting its length
+    /// off the new one would record a path that names nothing.
+    static func mountRelativePath(_ path: [UInt8], mountPoint: [UInt8]) -> [UInt8]? {
+        if mountPoint == [UInt8(ascii: "/")] { return path }
+        guard path.starts(with: mountPoint) else { return nil }
+        if path.count == mountPoint.count { return [UInt8(ascii: "/")] }
+        guard path[mountPoint.count] == UInt8(ascii: "/") else { return nil }
+        return Array(path[mountPoint.count...])
     }
 
     /// The flags creation records (`0x1010`): which of these it knows, and which are set.

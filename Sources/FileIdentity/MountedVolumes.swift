@@ -23,8 +23,8 @@ public final class MountedVolumes: Sendable {
     private let located = Locked<[String: Volume]>([:])
     /// The UUID (as spelled by the caller) and volume of the last successful ``locate(uuid:hint:)``.
     private let lastLocated = Locked<(String, Volume)?>(nil)
-    /// Birth times of mount points already examined, by mount id (`nil` inside: none reported).
-    private let mountPointBirths = Locked<[MountID: Timestamp?]>([:])
+    /// Mount points already examined, by mount id.
+    private let mountPoints = Locked<[MountID: MountPointFacts]>([:])
     private let touchNetwork: Bool
     /// The mounts that may block (FUSE, network), so a path on none of them is cleared with one test.
     private let blockingMounts: [MountEntry]
@@ -83,19 +83,74 @@ public final class MountedVolumes: Sendable {
         return volume
     }
 
-    /// The birth time of the directory a volume is mounted on (its root), examined once per mount
-    /// and `MountedVolumes`: every bookmark made on the volume records it.
+    /// What bookmark creation records of the directory a volume is mounted on and of the
+    /// directories above it, examined once per mount and `MountedVolumes`.
+    package struct MountPointFacts: Sendable {
+        /// The mount point's birth time (the volume root's), or `nil` where the file system reports
+        /// none or the mount point cannot be examined.
+        package var birthTime: Timestamp?
+        /// The inode numbers of the directories on the mount point's path, `/` excluded and the
+        /// mount point (the volume's root as the path reaches it) last: `[]` for a volume mounted
+        /// at `/`; `nil` when one of them is not a directory (a symlink included), cannot be
+        /// examined, or the mount point is not this mount's root (a mount stacked on it, a table
+        /// older than the mounts).
+        package var directoryInodes: [UInt64]?
+    }
+
+    /// The mount point's facts (see ``MountPointFacts``): every bookmark made on the volume
+    /// records its birth time, and the inode numbers of the directories down to it as the first
+    /// per-component file IDs of every path on the volume.
+    ///
+    /// The directories above a mount point cannot be removed while it is mounted (none is empty)
+    /// and the mount point cannot be renamed (`EBUSY`); renaming one of its ancestors moves the
+    /// mount with it, and a path through the old name no longer reaches the volume. So a path on
+    /// this mount that starts with its mount point, as the mount table gave it, goes through these
+    /// directories. What this cannot see: an ancestor renamed and then a symlink (or a same-named
+    /// directory that the ancestor is later moved into) put at its old path, with no mount or
+    /// unmount since to refresh the table. A creation through that path records the directories
+    /// examined here (the symlink's target, the moved ancestor's old inode): IDs of the root
+    /// volume's directories that no resolution reads (it compares the object's own inode and its
+    /// parent's, both below the mount point).
     ///
     /// - Parameter volume: One of these volumes.
-    /// - Returns: The birth time, or `nil` where the file system reports none or the mount point
-    ///   cannot be examined.
     ///
-    /// Implementation details: one `statx` of the mount point per mount.
+    /// Implementation details: one `statx` (`AT_SYMLINK_NOFOLLOW`) per directory on the mount
+    /// point's path, once per mount.
+    package func mountPointFacts(of volume: Volume) -> MountPointFacts {
+        if let known = mountPoints.withLock({ $0[volume.mountID] }) { return known }
+        let facts = Self.examineMountPoint(of: volume)
+        mountPoints.withLock { $0[volume.mountID] = facts }
+        return facts
+    }
+
+    /// The birth time of the directory a volume is mounted on (its root), examined once per mount
+    /// and `MountedVolumes` (``mountPointFacts(of:)``).
     package func mountPointBirthTime(of volume: Volume) -> Timestamp? {
-        if let known = mountPointBirths.withLock({ $0[volume.mountID] }) { return known }
-        let birth = (try? FileStatus(path: volume.mountPointPath))?.birthTime
-        mountPointBirths.withLock { $0[volume.mountID] = birth }
-        return birth
+        mountPointFacts(of: volume).birthTime
+    }
+
+    static func examineMountPoint(of volume: Volume) -> MountPointFacts {
+        let point = volume.mountPoint
+        guard case .success(let root) = FileStatus.lookup(pathBytes: point, followSymlinks: false) else {
+            // As before the chain existed: the birth time of whatever the path names.
+            return MountPointFacts(birthTime: (try? FileStatus(path: volume.mountPointPath))?.birthTime, directoryInodes: nil)
+        }
+        // `statx` gives the unique mount id where the kernel has one; the table has reusable ones.
+        let mount = root.mountID ?? root.uniqueMountID.flatMap { ReusableMountIDs.shared.reusable(for: $0) }
+        guard root.kind == .directory, mount == volume.mountID, point.first == UInt8(ascii: "/") else {
+            return MountPointFacts(birthTime: root.birthTime, directoryInodes: nil)
+        }
+        if point.count == 1 { return MountPointFacts(birthTime: root.birthTime, directoryInodes: []) }
+        // Each `/` after the first ends the path of a directory above the mount point.
+        var ends: [Int] = []
+        for (index, byte) in point.enumerated() where byte == UInt8(ascii: "/") && index > 0 { ends.append(index) }
+        var inodes: [UInt64] = []
+        inodes.reserveCapacity(ends.count + 1)
+        guard PathDirectories.inodes(of: point, prefixEnds: ends[...], into: &inodes) == nil else {
+            return MountPointFacts(birthTime: root.birthTime, directoryInodes: nil)
+        }
+        inodes.append(root.inode)
+        return MountPointFacts(birthTime: root.birthTime, directoryInodes: inodes)
     }
 
     /// The volume of the mount with this reusable mount id (`name_to_handle_at`'s), or `nil` when

@@ -70,8 +70,10 @@ int cbb_create_floor_cached(const char *path) {
 }
 
 /* The syscalls a cold creation makes, bare: statx and name_to_handle_at of the path, then one
- * statx (not following symlinks) of every directory on it below `/`, each looked up from `/`. */
-int cbb_create_floor_walk(const char *path) {
+ * statx (not following symlinks) of every directory on it whose path is longer than `known` bytes,
+ * each looked up from `/`. A creation takes the directories down to the volume's mount point
+ * (`known` is its length) from the volume's facts, examined once per mount. */
+int cbb_create_floor_walk(const char *path, size_t known) {
     struct statx st;
     if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME, &st) != 0) return -errno;
     int rc = handle_of(path);
@@ -84,6 +86,7 @@ int cbb_create_floor_walk(const char *path) {
     size_t parent = last ? (size_t)(last - path) : 0;
     for (size_t index = 1; index <= parent; index++) {
         if (index != parent && path[index] != '/') continue;
+        if (index <= known) continue;
         prefix[index] = 0;
         int failed = statx(AT_FDCWD, prefix, AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_INO, &st);
         prefix[index] = path[index];

@@ -6,6 +6,7 @@
 #ifndef CBENCHBASELINE_H
 #define CBENCHBASELINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /** statx(AT_FDCWD, path, 0, STATX_BASIC_STATS); returns 0 or -errno; the inode in *inode. */
@@ -19,8 +20,10 @@ int cbb_statx_handle(const char *path);
 int cbb_create_floor_cached(const char *path);
 
 /** A creation with an empty ancestor cache, bare: statx and name_to_handle_at of the path, then a
- *  statx (AT_SYMLINK_NOFOLLOW) of each directory on it below `/`, each looked up by its path. */
-int cbb_create_floor_walk(const char *path);
+ *  statx (AT_SYMLINK_NOFOLLOW) of each directory on it whose path is longer than `known` bytes
+ *  (the volume's mount point: those down to it come from the volume's facts), each looked up by
+ *  its path. */
+int cbb_create_floor_walk(const char *path, size_t known);
 
 /** openat(dirfd, path, O_RDONLY | O_CLOEXEC) then close; 0 or -errno. */
 int cbb_openat_close(int dirfd, const char *path);
