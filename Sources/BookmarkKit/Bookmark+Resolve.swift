@@ -296,8 +296,12 @@ struct Resolver: Sendable {
         // "disconnected": /proc/self/fd then shows "/" instead of its path. Trust the path only when
         // the object really is there (one `statx` of it); otherwise the file exists, and the search
         // will find its path.
+        // Looked up from the mount point's descriptor when the path is below it: the same walk
+        // as the whole path's while that descriptor is the mount point, less its first part.
         guard let path = try? opened.currentPathBytes(),
-            case .success(let status) = FileStatus.lookup(pathBytes: path, followSymlinks: false)
+            case .success(let status) = FileStatus.lookup(
+                pathBytes: path, below: volume.mountPoint, relativeTo: mount, followSymlinks: false)
+                ?? FileStatus.lookup(pathBytes: path, followSymlinks: false)
         else { return .unavailable }
         if let found = known(at: path, status, on: volume, handle: handle) { return .found(found) }
         guard let id = try? FileID.identify(opened, on: volume, openedBy: handle), recorded.matches(id),
@@ -421,12 +425,18 @@ struct Resolver: Sendable {
         let sameName = now[(cutNow + 1)...].elementsEqual(then[(cutThen + 1)...])
         let sameParent = now[..<cutNow].elementsEqual(then[..<cutThen])
         switch (sameName, sameParent) {
-        case (true, true): return [.path]
-        case (false, true): return [.path, .name]
-        case (true, false): return [.path, .parent]
-        case (false, false): return [.path, .name, .parent]
+        case (true, true): return pathOnly
+        case (false, true): return pathAndName
+        case (true, false): return pathAndParent
+        case (false, false): return pathNameAndParent
         }
     }
+
+    // Made once: a set literal allocates and hashes its elements at every moved file's result.
+    static let pathOnly: Set<Change> = [.path]
+    static let pathAndName: Set<Change> = [.path, .name]
+    static let pathAndParent: Set<Change> = [.path, .parent]
+    static let pathNameAndParent: Set<Change> = [.path, .name, .parent]
 
     static func currentVolumeName(_ volume: Volume) -> String {
         if let label = volume.label, !label.isEmpty { return label }

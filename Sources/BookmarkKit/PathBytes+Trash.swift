@@ -2,21 +2,13 @@
 import SecureFiles
 
 extension PathBytes {
+    static let trashWord = Array("Trash".utf8)
+
     /// Whether the path lies inside a freedesktop.org Trash: `…/Trash/files/…` (the home trash),
     /// `.Trash-UID/files/…` or `.Trash/UID/files/…` (a volume's trash). Lexical: nothing is read.
     public var isInTrash: Bool {
         // Cheap rejection: every Trash form contains "Trash".
-        let containsTrash = bytes.withUnsafeBufferPointer { b -> Bool in
-            guard b.count >= 5 else { return false }
-            for i in 0...(b.count - 5) where b[i] == UInt8(ascii: "T") {
-                if b[i + 1] == UInt8(ascii: "r"), b[i + 2] == UInt8(ascii: "a"), b[i + 3] == UInt8(ascii: "s"),
-                    b[i + 4] == UInt8(ascii: "h")
-                {
-                    return true
-                }
-            }
-            return false
-        }
+        let containsTrash = contains(Self.trashWord)
         guard containsTrash else { return false }
         let parts = components
         guard parts.count >= 2 else { return false }

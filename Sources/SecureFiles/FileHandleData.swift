@@ -170,6 +170,9 @@ extension OwnedDescriptor {
         try currentPathBytes().map { FilePath(bytes: $0) }
     }
 
+    /// What the kernel appends to the path of an object that was unlinked.
+    static let deletedSuffix = Array(" (deleted)".utf8)
+
     /// ``currentPath()`` as raw bytes: no `FilePath` is made (for callers that compare or store
     /// bytes). `nil` for a deleted object, or one whose path is not absolute (`/` after a
     /// disconnected handle open is absolute, and is returned).
@@ -190,7 +193,7 @@ extension OwnedDescriptor {
         case .failure(let errno):
             throw FileSystemError(syscall: "readlinkat", errno: errno, path: FilePath("/proc/self/fd/\(fd)"))
         }
-        let deleted = Array(" (deleted)".utf8)
+        let deleted = Self.deletedSuffix
         if bytes.count >= deleted.count, bytes.suffix(deleted.count).elementsEqual(deleted) { return nil }
         guard bytes.first == UInt8(ascii: "/") else { return nil }
         return bytes

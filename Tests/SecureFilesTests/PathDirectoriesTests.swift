@@ -77,3 +77,51 @@ struct PathDirectoriesTests {
         #expect(trace.calls.isEmpty)
     }
 }
+
+/// The lookup of a path from a descriptor of one of its directories (the moved file's check after
+/// opening it by handle): the same object as the whole path, or `nil` for the caller to look up
+/// the whole path.
+@Suite("Looking up a path below an open directory")
+struct LookupBelowTests {
+    @Test("below the directory: one statx relative to its descriptor, the whole path's status; otherwise nil")
+    func below() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("below-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root + "/a/b", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        #expect(FileManager.default.createFile(atPath: root + "/a/b/f", contents: Data("x".utf8)))
+        try FileManager.default.createSymbolicLink(atPath: root + "/a/link", withDestinationPath: "b/f")
+        let directory = Array((root + "/a").utf8)
+        let descriptor = try Directory.current.open(FilePath(root + "/a"), options: [.readOnly, .directory])
+        let path = Array((root + "/a/b/f").utf8)
+        let trace = AuditLog(level: .calls)
+        let found = SyscallSeam.$observer.withValue(trace) {
+            FileStatus.lookup(pathBytes: path, below: directory, relativeTo: descriptor, followSymlinks: false)
+        }
+        let status = try #require(try found?.get())
+        #expect(status.inode == (try FileStatus(path: FilePath(root + "/a/b/f")).inode))
+        #expect(trace.calls.filter { $0.name == "statx" }.map { $0.path ?? [] } == [Array("b/f".utf8)])
+        // A trailing symlink is not followed when asked not to.
+        let link = try #require(
+            try FileStatus.lookup(pathBytes: Array((root + "/a/link").utf8), below: directory, relativeTo: descriptor, followSymlinks: false)?.get())
+        #expect(link.kind == .symlink)
+        // Missing: the errno, not nil.
+        let missing = FileStatus.lookup(pathBytes: Array((root + "/a/gone").utf8), below: directory, relativeTo: descriptor, followSymlinks: false)
+        #expect(missing?.failureErrno == .noSuchFileOrDirectory)
+        // Not strictly below: the directory itself, a sibling sharing its name's start, another tree.
+        for other in [root + "/a", root + "/ab/f", "/etc/hostname", root + "/a/"] {
+            #expect(FileStatus.lookup(pathBytes: Array(other.utf8), below: directory, relativeTo: descriptor, followSymlinks: false) == nil, "\(other)")
+        }
+        // A NUL byte names no file.
+        let nul = FileStatus.lookup(pathBytes: directory + [0x2F, 0x62, 0x00, 0x66], below: directory, relativeTo: descriptor, followSymlinks: false)
+        #expect(nul?.failureErrno == .invalidArgument)
+        // `/` is never the directory: the caller looks up the whole path.
+        #expect(FileStatus.lookup(pathBytes: path, below: [0x2F], relativeTo: descriptor, followSymlinks: false) == nil)
+    }
+}
+
+extension Result where Failure == Errno {
+    fileprivate var failureErrno: Errno? {
+        if case .failure(let errno) = self { return errno }
+        return nil
+    }
+}

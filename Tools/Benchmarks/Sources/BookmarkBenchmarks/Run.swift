@@ -37,7 +37,7 @@ func allMetrics(_ workload: Workload, measure: Measure, batch: Int, oneByOne: Bo
     if wanted("moved") { add([try bench.movedWithinProject()]) }
     if wanted("deleted") { add([try bench.deleted()]) }
     if wanted("batch") { add(try bench.batch(bookmarks: batch, runs: measure.runs, oneByOne: oneByOne)) }
-    if wanted("handles"), geteuid() == 0 { add([try bench.movedWithHandles()]) }
+    if wanted("handles"), geteuid() == 0 { add(try bench.movedWithHandles()) }
     if wanted("codec") { add(try bench.codec()) }
     if wanted("open") { add([try bench.openBeneathRoot()]) }
     if wanted("package") { add(try bench.packageSave(children: min(10_000, max(100, workload.entries / 2)))) }

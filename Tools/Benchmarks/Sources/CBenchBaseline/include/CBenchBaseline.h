@@ -25,6 +25,14 @@ int cbb_create_floor_cached(const char *path);
  *  its path. */
 int cbb_create_floor_walk(const char *path, size_t known);
 
+/** Takes the handle of `current` (the moved file) for cbb_moved_floor, outside the timing. */
+int cbb_moved_floor_prepare(const char *current);
+
+/** A moved file's resolution by handle, bare: statx of `recorded` (failing), open of the mount
+ *  point, open_by_handle_at, readlinkat of /proc/self/fd/N, statx of the path found relative to
+ *  the mount point's descriptor, two closes; 0 or -errno. */
+int cbb_moved_floor(const char *recorded, const char *mount_point);
+
 /** openat(dirfd, path, O_RDONLY | O_CLOEXEC) then close; 0 or -errno. */
 int cbb_openat_close(int dirfd, const char *path);
 
