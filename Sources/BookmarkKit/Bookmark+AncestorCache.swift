@@ -15,6 +15,10 @@ extension Bookmark {
     /// forked child never uses the parent's cache (it would read the parent's inotify queue) and
     /// creates uncached.
     ///
+    /// The directories from `/` down to a volume's mount point are not part of this cache: they
+    /// are examined once per mount with the volume's other facts (the `MountedVolumes` in use,
+    /// the process's shared one by default) and stay known after clearing.
+    ///
     /// Implementation details: `inotify_rm_watch` per watched directory (at most 4,096); none
     /// for directories met only once.
     public static func clearAncestorCache() {

@@ -28,7 +28,9 @@ extension Bookmark {
     /// cross-checked); when the path's directory is in the ancestor cache, one `poll` of the
     /// cache's inotify queue. A directory the cache has not met before is examined with one
     /// `statx` (`AT_SYMLINK_NOFOLLOW`); one met before is watched (`inotify_add_watch`, then
-    /// `statx`); see ``clearAncestorCache()``. Without the cache, one `statx` per ancestor. A path
+    /// `statx`); see ``clearAncestorCache()``. The directories down to the volume's mount point
+    /// are examined once per mount and `MountedVolumes` (with the volume's other facts), not per
+    /// creation. Without the cache, one `statx` per ancestor. A path
     /// through a symlink is opened instead (`O_PATH`, `statx` and `name_to_handle_at` on it, the
     /// real path from `/proc/self/fd`). The volume is identified once per `MountedVolumes`.
     public static func create(
