@@ -32,12 +32,18 @@ public struct BookmarkInspection: Sendable {
     /// `base64`, `version`, `path`, `pathComponents`, `fileIDs`, `fileID`, `fileName`,
     /// `creationDate`, `displayName`, `creationOptions`, `userName`, `userUID`,
     /// `resourceProperties`, `volume`, `bootVolume`, `volInfoDepths`, `linux`, `aliasRecord`,
-    /// `tocs` (every TOC and entry) and `keys` (every key of the target TOC by key text).
+    /// `tocs` (every TOC and entry) and `keys` (every key of the target TOC by key text); and
+    /// `trailingBytes` and `storedBookmarks` when bytes follow the bookmark data
+    /// (``BookmarkSource/trailingByteCount``).
     var json: JSONValue {
         var o: [String: JSONValue] = [:]
         o["origin"] = origin.map(JSONValue.string) ?? .null
         o["container"] = source.map { .string($0.container.rawValue) } ?? .string("bookmarkData")
         o["base64"] = .bool(source?.wasBase64 ?? false)
+        if let source, source.trailingByteCount > 0 {
+            o["trailingBytes"] = .int(Int64(source.trailingByteCount))
+            o["storedBookmarks"] = source.storedBookmarkCount.map { .int(Int64($0)) } ?? .null
+        }
         o["version"] = .string(hex32(record.document.version))
         o["path"] = record.path.map(JSONValue.string) ?? .null
         o["pathComponents"] = record.pathComponents.map { .array($0.map { .string($0.escaped) }) } ?? .null
@@ -181,6 +187,11 @@ public struct BookmarkInspection: Sendable {
         if let origin { lines.append("source:     \(origin)") }
         let container = source?.container.rawValue ?? "bookmarkData"
         lines.append("container:  \(container)" + ((source?.wasBase64 ?? false) ? " (base64)" : ""))
+        if let source, source.trailingByteCount > 0 {
+            let what = source.storedBookmarkCount.map { "\($0) bookmarks stored back to back; the first is shown" }
+                ?? "not bookmark data"
+            lines.append("trailing:   \(source.trailingByteCount) bytes after the bookmark data (\(what))")
+        }
         lines.append("version:    \(hex32(record.document.version))")
         lines.append("path:       \(record.path ?? "(none)")")
         if let ids = record.fileIDs {

@@ -116,7 +116,10 @@ extension Bookmark {
     /// resource values), the Finder-info attribute kept, the old signature dropped (re-signed with
     /// `signingKey` when given). Atomic, like ``writeAliasFile(to:)``.
     ///
-    /// - Throws: ``BookmarkError`` from reading, resolving (the file is left alone) or writing.
+    /// - Throws: ``BookmarkError`` from reading, resolving (the file is left alone) or writing;
+    ///   `corruptData`, before anything is resolved, for a file with bytes after its bookmark
+    ///   data (bookmarks stored back to back: a library file, which a rewrite of one bookmark
+    ///   would cut down to its first).
     public static func refreshFile(
         at path: FilePath, options: ResolutionOptions = ResolutionOptions(), signingKey: SigningKey? = nil,
         volumes: MountedVolumes? = nil
@@ -124,6 +127,10 @@ extension Bookmark {
         let bytes = try readSmallFile(path)
         let source = try BookmarkError.decoding(lastKnownPath: PathBytes(path).bytes) { () throws(BookmarkFormatError) in
             try BookmarkSource(decoding: bytes)
+        }
+        // Rewriting keeps one bookmark: bytes after it (a library's other bookmarks) would be lost.
+        guard source.trailingByteCount == 0 else {
+            throw BookmarkError(.corruptData, Self.trailingMessage(source), lastKnownPath: PathBytes(path).bytes)
         }
         let old = Bookmark(record: source.record)
         let resolution = try old.resolve(options, volumes: volumes)
@@ -161,5 +168,13 @@ extension Bookmark {
         if source.wasBase64 { out = Array((Data(out).base64EncodedString() + "\n").utf8) }
         try Bookmark.publish(out, at: path, attributes: attributes, mustExist: true)
         return FileRefresh(resolution: resolution, rewritten: true, container: source.container)
+    }
+
+    /// Why a file with bytes after its bookmark data is not one bookmark file.
+    static func trailingMessage(_ source: BookmarkSource) -> String {
+        if let count = source.storedBookmarkCount {
+            return "the file holds \(count) bookmarks stored back to back (a library file: Bookmark.resolveAll(storedIn:)), not one"
+        }
+        return "\(source.trailingByteCount) bytes follow the bookmark data; they are not bookmark data"
     }
 }

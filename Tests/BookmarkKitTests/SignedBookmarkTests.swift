@@ -124,6 +124,27 @@ struct SignedBookmarkTests {
         }
     }
 
+    @Test("refreshing a library file (bookmarks stored back to back) is refused before anything is resolved; the file is untouched")
+    func refreshLibraryRefused() throws {
+        try Self.withDirectory { tree in
+            try tree.file("a/doc.txt")
+            try tree.file("a/other.txt")
+            let file = tree.path("library.book")
+            let library = try Bookmark.create(for: FilePath(tree.path("a/doc.txt"))).data()
+                + (try Bookmark.create(for: FilePath(tree.path("a/other.txt"))).data())
+            try Data(library).write(to: URL(fileURLWithPath: file))
+            try tree.move("a/doc.txt", "b/doc.txt")
+            do throws(BookmarkError) {
+                _ = try Bookmark.refreshFile(at: FilePath(file))
+                Issue.record("a library file was refreshed")
+            } catch {
+                #expect(error.code == .corruptData)
+                #expect(error.message.contains("2 bookmarks stored back to back"), "\(error.message)")
+            }
+            #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: file))) == library)
+        }
+    }
+
     @Test("tampering: every byte flipped in turn is refused")
     func everyByteFlipped() throws {
         try Self.withDirectory { tree in

@@ -22,7 +22,9 @@ extension BookmarkCommand {
         var source: String
 
         func run() throws {
-            let (decoded, _) = try SourceInput.decode(source, volumeTimeout: global.volumeTimeout)
+            // A library file (bookmarks stored back to back) is inspected: its first bookmark,
+            // and a line saying what follows it.
+            let (decoded, _) = try SourceInput.decode(source, volumeTimeout: global.volumeTimeout, allowTrailing: true)
             let inspection = BookmarkInspection(source: decoded, origin: RawArguments.display(source))
             if global.json {
                 Output.line(inspection.jsonText)

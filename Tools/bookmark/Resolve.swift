@@ -52,6 +52,10 @@ extension BookmarkCommand {
             help: "A volume catalog to consult (repeatable): its later place for a moved file is tried before a search, and a volume that is not mounted is answered with where and when the file was last catalogued.")
         var catalogs: [String] = []
 
+        @Flag(
+            help: "Each SOURCE holds bookmarks stored back to back (a library file, as Bookmark.resolveAll(storedIn:) reads it): one output record per bookmark, in file order, all resolved in one batch.")
+        var stored = false
+
         @OptionGroup var batch: BatchOptions
 
         @Argument(help: "Bookmarks: files, or - for standard input (one SOURCE only).")
@@ -63,6 +67,9 @@ extension BookmarkCommand {
             if !within.isEmpty && keyFile == nil { throw ValidationError("--within needs --verify") }
             if refresh && keyFile != nil { throw ValidationError("--refresh cannot re-sign; use `bookmark refresh --sign KEYFILE`") }
             if sources.isEmpty && batch.filesFrom == nil { throw ValidationError("give a SOURCE, or --files-from") }
+            if stored && (refresh || keyFile != nil || sources.contains("-")) {
+                throw ValidationError("--stored takes library files, and cannot be combined with --refresh, --verify or -")
+            }
             if sources.contains("-") && (batch.isBatch(sources)) {
                 throw ValidationError("- (a bookmark on standard input) is for a single SOURCE; use --files-from for many")
             }
@@ -82,7 +89,9 @@ extension BookmarkCommand {
 
         func run() throws {
             let inputs = try batch.inputs(sources)
-            if batch.isBatch(sources) {
+            if stored {
+                try settings().runStored(inputs)
+            } else if batch.isBatch(sources) {
                 try settings().runMany(inputs)
             } else if let source = inputs.first {
                 try settings().runOne(source)
@@ -203,6 +212,64 @@ struct ResolveRun {
         if worst != .success { throw worst.exitCode }
     }
 
+    /// `--stored`: each SOURCE a library file, every bookmark in it resolved in one batch
+    /// (`Bookmark.resolveAll(storedIn:)`); one record per bookmark, in file order, with the
+    /// SOURCE and the bookmark's place in it (`record`, from 0) in JSON. A SOURCE that cannot be
+    /// read, or whose framing breaks, is one failed record (66 or 5), as in a batch of files.
+    func runStored(_ inputs: [PathBytes]) throws {
+        var statuses: [ExitStatus] = []
+        for source in inputs {
+            if let status = SourceInput.checkStored(source, volumeTimeout: volumeTimeout) {
+                if json { try Output.jsonLine(ResolveRecordJSON.failed(ResolveFailureJSON(status: status), status: status, source: source)) }
+                statuses.append(status)
+                if !keepGoing { break }
+                continue
+            }
+            let results: [Result<Resolution, BookmarkError>]
+            do {
+                results = try Bookmark.resolveAll(storedIn: source.filePath, options: options)
+            } catch {
+                let status = Output.fail(error, path: source.escaped)
+                if json { try Output.jsonLine(ResolveRecordJSON.failed(ResolveFailureJSON(error), status: status, source: source)) }
+                statuses.append(status)
+                if !keepGoing { break }
+                continue
+            }
+            var stop = false
+            for (index, result) in results.enumerated() {
+                var status = ExitStatus.success
+                switch result {
+                case .success(let resolution):
+                    if json {
+                        var record = ResolveRecordJSON.resolved(resolution, refreshed: false, readOnly: nil, source: source)
+                        record.record = index
+                        try Output.jsonLine(record)
+                    } else {
+                        Output.record(PathBytes(resolution.path).bytes, terminator: terminator)
+                    }
+                    if strict && resolution.isStale { status = .stale }
+                case .failure(let error):
+                    status = Output.fail(error, path: "\(source.escaped) (bookmark \(index))")
+                    if json {
+                        var record = ResolveRecordJSON.failed(ResolveFailureJSON(error), status: status, source: source)
+                        record.record = index
+                        try Output.jsonLine(record)
+                    } else {
+                        Output.record([], terminator: terminator)
+                    }
+                }
+                statuses.append(status)
+                if status != .success && !keepGoing {
+                    stop = true
+                    break
+                }
+            }
+            if stop { break }
+        }
+        let worst = ExitStatus.mostSevere(statuses)
+        if worst != .success { throw worst.exitCode }
+    }
+
     /// Resolves one decoded SOURCE (with `--verify`, `--refresh` or neither).
     func resolveOne(_ source: PathBytes, decoded: BookmarkSource, raw: [UInt8]) -> ResolveOutcome {
         if let keyFile {
@@ -240,6 +307,8 @@ struct ResolveRecordJSON: Encodable {
     var source: PathBytes?
     var status: ExitStatus?
     var readOnly: Bool?
+    /// With `--stored`: the bookmark's place in its SOURCE, from 0.
+    var record: Int?
 
     static func resolved(_ resolution: Resolution, refreshed: Bool, readOnly: Bool?, source: PathBytes? = nil) -> Self {
         ResolveRecordJSON(
@@ -259,13 +328,14 @@ struct ResolveRecordJSON: Encodable {
             try container.encodeIfPresent(JSONPath.base64(source.bytes), forKey: .sourceBase64)
         }
         if let status { try container.encode(status.rawValue, forKey: .exitStatus) }
+        try container.encodeIfPresent(record, forKey: .record)
         if let readOnly {
             try container.encode(true, forKey: .verified)
             try container.encode(readOnly, forKey: .readOnly)
         }
     }
 
-    enum Keys: String, CodingKey { case source, sourceBase64, exitStatus, verified, readOnly }
+    enum Keys: String, CodingKey { case source, sourceBase64, exitStatus, verified, readOnly, record }
 }
 
 func escapedPath(_ bytes: [UInt8]) -> String { PathBytes(bytes).escaped }

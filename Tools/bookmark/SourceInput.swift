@@ -50,6 +50,36 @@ enum SourceInput {
         }
     }
 
+    /// Whether a library file (`resolve --stored`) can be read: `nil`, or the exit status after
+    /// saying why on stderr (66 when it cannot be opened, 5 when it is not a regular file, 75 when
+    /// its FUSE or network volume does not answer). Its size is not limited: the batch reads it a
+    /// chunk at a time.
+    static func checkStored(_ source: PathBytes, volumeTimeout: Duration) -> ExitStatus? {
+        guard let volumes = try? MountedVolumes.shared() else { return checkStoredHere(source) }
+        switch VolumeWatchdog.guarding(path: source.bytes, volumes: volumes, timeout: volumeTimeout, {
+            checkStoredHere(source)
+        }) {
+        case .success(let status): return status
+        case .failure(let error): return Output.fail(error, path: source.escaped)
+        }
+    }
+
+    /// ``checkStored(_:volumeTimeout:)`` once the SOURCE is known to be safe to touch.
+    private static func checkStoredHere(_ source: PathBytes) -> ExitStatus? {
+        do throws(FileSystemError) {
+            let fd = try Directory.current.open(source.filePath, options: [.readOnly, .nonBlocking])
+            let kind = try fd.status().kind
+            guard kind == .regular else {
+                Output.error("\(source.escaped): not a library file: a \(kind.rawValue), not a regular file")
+                return .corruptData
+            }
+            return nil
+        } catch {
+            Output.error("\(source.escaped): cannot open the library file: \(error)")
+            return .sourceUnreadable
+        }
+    }
+
     /// ``read(_:volumeTimeout:)`` once the SOURCE is known to be safe to touch.
     private static func readHere(_ source: PathBytes) -> Result<[UInt8], ExitStatus> {
         let fd: OwnedDescriptor
@@ -90,15 +120,21 @@ enum SourceInput {
     }
 
     /// `source` decoded, or exit 5 with the reason.
-    static func decode(_ source: String, volumeTimeout: Duration = .seconds(2)) throws -> (BookmarkSource, [UInt8]) {
-        switch decode(RawArguments.path(source), volumeTimeout: volumeTimeout) {
+    static func decode(_ source: String, volumeTimeout: Duration = .seconds(2), allowTrailing: Bool = false) throws
+        -> (BookmarkSource, [UInt8])
+    {
+        switch decode(RawArguments.path(source), volumeTimeout: volumeTimeout, allowTrailing: allowTrailing) {
         case .success(let decoded): return decoded
         case .failure(let status): throw status.exitCode
         }
     }
 
     /// `source` decoded with its raw bytes, or the exit status (66, 5, 75) after saying why on stderr.
-    static func decode(_ source: PathBytes, volumeTimeout: Duration = .seconds(2))
+    ///
+    /// Bytes after the bookmark data (several bookmarks stored back to back: a library file) are
+    /// refused with exit 5 unless `allowTrailing`: decoding reads the first bookmark only, and a
+    /// command that answered for it alone, or rewrote the file with it alone, would lose the rest.
+    static func decode(_ source: PathBytes, volumeTimeout: Duration = .seconds(2), allowTrailing: Bool = false)
         -> Result<(BookmarkSource, [UInt8]), ExitStatus>
     {
         let bytes: [UInt8]
@@ -107,7 +143,19 @@ enum SourceInput {
         case .failure(let status): return .failure(status)
         }
         switch Result(catching: { () throws(BookmarkFormatError) -> BookmarkSource in try BookmarkSource(decoding: bytes) }) {
-        case .success(let decoded): return .success((decoded, bytes))
+        case .success(let decoded):
+            if !allowTrailing, decoded.trailingByteCount > 0 {
+                if let count = decoded.storedBookmarkCount {
+                    Output.error(
+                        "\(source.escaped): holds \(count) bookmarks stored back to back (a library file), not one: "
+                            + "resolve them all with `bookmark resolve --stored \(source.escaped)`")
+                } else {
+                    Output.error(
+                        "\(source.escaped): corrupt bookmark data: \(decoded.trailingByteCount) bytes follow the bookmark data")
+                }
+                return .failure(.corruptData)
+            }
+            return .success((decoded, bytes))
         case .failure(let error):
             Output.error("\(source.escaped): corrupt bookmark data: \(error.description)")
             return .failure(.corruptData)

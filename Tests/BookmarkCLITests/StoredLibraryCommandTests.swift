@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Testing
+import VolumeFixtures
+
+/// A SOURCE holding several bookmarks stored back to back (a library file, as
+/// `Bookmark.resolveAll(storedIn:)` reads it): refused by the commands that take one bookmark
+/// (exit 5, the file untouched, where a refresh used to rewrite it with the first bookmark only),
+/// shown by `inspect`, and resolved whole by `resolve --stored`.
+@Suite("bookmark resolve --stored, and library files given as one SOURCE", .serialized, .requiresRealVolumes)
+struct StoredLibraryCommandTests {
+    /// Three files on a volume, their bookmarks stored back to back in `library.bm`, the first file
+    /// then moved (so a refresh would rewrite) and `body` run with the library's path.
+    func withLibrary(_ body: (LoopVolume, String) throws -> Void) throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            var library = Data()
+            for name in ["a", "b", "c"] {
+                let file = volume.path("\(name).txt")
+                try Data(name.utf8).write(to: URL(fileURLWithPath: file))
+                let raw = volume.path("\(name).bm")
+                try #require(try BookmarkTool.run(["make", file, "-o", raw]).status == 0)
+                library += try Data(contentsOf: URL(fileURLWithPath: raw))
+            }
+            let path = volume.path("library.bm")
+            try library.write(to: URL(fileURLWithPath: path))
+            try FileManager.default.moveItem(atPath: volume.path("a.txt"), toPath: volume.path("a-renamed.txt"))
+            try body(volume, path)
+        }
+    }
+
+    @Test("resolve, values, --refresh and refresh refuse a library as one SOURCE: exit 5, the file byte for byte as it was")
+    func refusedAsOneBookmark() throws {
+        try withLibrary { volume, library in
+            let before = try Data(contentsOf: URL(fileURLWithPath: library))
+            for arguments in [["resolve", library], ["resolve", "--refresh", library], ["values", library], ["refresh", library]] {
+                let result = try BookmarkTool.run(arguments)
+                #expect(result.status == 5, "\(arguments): \(result.stderr)")
+                #expect(result.stderr.contains("3 bookmarks stored back to back"), "\(arguments): \(result.stderr)")
+                #expect(try Data(contentsOf: URL(fileURLWithPath: library)) == before, "\(arguments) changed the file")
+            }
+            // Base64 text of the same bytes is refused the same way.
+            let text = volume.path("library.txt")
+            try Data(before.base64EncodedString().utf8).write(to: URL(fileURLWithPath: text))
+            #expect(try BookmarkTool.run(["resolve", text]).status == 5)
+            // Bytes after one bookmark that are not bookmark data: corrupt, whatever they are.
+            let one = try Data(contentsOf: URL(fileURLWithPath: volume.path("b.bm")))
+            let padded = volume.path("padded.bm")
+            try (one + Data(repeating: 0, count: 40)).write(to: URL(fileURLWithPath: padded))
+            let result = try BookmarkTool.run(["resolve", padded])
+            #expect(result.status == 5)
+            #expect(result.stderr.contains("40 bytes follow the bookmark data"), "\(result.stderr)")
+        }
+    }
+
+    @Test("inspect shows the first bookmark and says what follows it")
+    func inspectShowsTrailing() throws {
+        try withLibrary { _, library in
+            let text = try BookmarkTool.run(["inspect", library])
+            #expect(text.status == 0)
+            #expect(text.stdout.contains("3 bookmarks stored back to back; the first is shown"), "\(text.stdout)")
+            let json = try #require(try BookmarkTool.json(BookmarkTool.run(["inspect", "--json", library])) as? [String: Any])
+            #expect(json["storedBookmarks"] as? Int == 3)
+            #expect((json["trailingBytes"] as? Int ?? 0) > 0)
+            #expect((json["path"] as? String)?.hasSuffix("/a.txt") == true)
+        }
+    }
+
+    @Test("resolve --stored: one record per bookmark in file order; JSON names the SOURCE and the record; a deleted one exits 3")
+    func resolveStored() throws {
+        try withLibrary { volume, library in
+            let plain = try BookmarkTool.run(["resolve", "--stored", library])
+            #expect(plain.status == 0, "\(plain.stderr)")
+            #expect(plain.stdout == [volume.path("a-renamed.txt"), volume.path("b.txt"), volume.path("c.txt")].map { $0 + "\n" }.joined())
+            let lines = try BookmarkTool.run(["resolve", "--stored", "--json", library])
+            #expect(lines.status == 0)
+            let records = lines.stdout.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(records.map { $0["record"] as? Int } == [0, 1, 2])
+            #expect(records.allSatisfy { $0["source"] as? String == library })
+            #expect(records.map { $0["stale"] as? Bool } == [true, false, false])
+            #expect(try BookmarkTool.run(["resolve", "--stored", "--strict", library]).status == 10)
+            // b deleted: its record is empty and the command stops there (exit 3), or goes on.
+            try FileManager.default.removeItem(atPath: volume.path("b.txt"))
+            let stopped = try BookmarkTool.run(["resolve", "--stored", library])
+            #expect(stopped.status == 3)
+            #expect(stopped.stdout == volume.path("a-renamed.txt") + "\n\n")
+            let all = try BookmarkTool.run(["resolve", "--stored", "--keep-going", library])
+            #expect(all.status == 3)
+            #expect(all.stdout == volume.path("a-renamed.txt") + "\n\n" + volume.path("c.txt") + "\n")
+            #expect(all.stderr.contains("(bookmark 1)"), "\(all.stderr)")
+        }
+    }
+
+    @Test("resolve --stored: a broken library exits 5, a missing one 66, standard input or --refresh is a usage error")
+    func resolveStoredFailures() throws {
+        try withLibrary { volume, library in
+            let whole = try Data(contentsOf: URL(fileURLWithPath: library))
+            let cut = volume.path("cut.bm")
+            try whole.prefix(whole.count - 10).write(to: URL(fileURLWithPath: cut))
+            let broken = try BookmarkTool.run(["resolve", "--stored", cut])
+            #expect(broken.status == 5)
+            #expect(broken.stderr.contains("ends"), "\(broken.stderr)")
+            #expect(try BookmarkTool.run(["resolve", "--stored", volume.path("missing.bm")]).status == 66)
+            #expect(try BookmarkTool.run(["resolve", "--stored", volume.path("")]).status == 5, "a directory")
+            #expect(try BookmarkTool.run(["resolve", "--stored", "-"]).status == 64)
+            #expect(try BookmarkTool.run(["resolve", "--stored", "--refresh", library]).status == 64)
+            // With --keep-going the other SOURCEs are still resolved, and the worst status wins.
+            let mixed = try BookmarkTool.run(["resolve", "--stored", "--keep-going", volume.path("missing.bm"), library])
+            #expect(mixed.status == 66)
+            #expect(mixed.stdout.split(separator: "\n").count == 3)
+        }
+    }
+}
