@@ -23,17 +23,6 @@ extension AncestorCacheTests {
         }
     }
 
-    /// `path` and every directory above it, `/` excluded.
-    func prefixes(of path: String) -> [String] {
-        var result: [String] = []
-        var prefix = ""
-        for component in path.split(separator: "/") {
-            prefix += "/" + component
-            result.append(prefix)
-        }
-        return result
-    }
-
     @Test("a first meeting examines only the directories below the mount point; those down to it, once per table")
     func mountPointExaminedOncePerTable() throws {
         try LoopVolume.withVolume(.ext4) { volume in

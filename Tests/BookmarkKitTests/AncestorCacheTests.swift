@@ -22,13 +22,18 @@ import VolumeFixtures
 struct AncestorCacheTests {
     /// The per-component file IDs creation should record now: the inode of every prefix.
     func currentIDs(_ path: String) throws -> [Int64?] {
-        var ids: [Int64?] = []
+        try prefixes(of: path).map { Int64(bitPattern: try FileStatus(path: FilePath($0)).inode) }
+    }
+
+    /// `path` and every directory above it, `/` excluded.
+    func prefixes(of path: String) -> [String] {
+        var result: [String] = []
         var prefix = ""
         for component in path.split(separator: "/") {
             prefix += "/" + component
-            ids.append(Int64(bitPattern: try FileStatus(path: FilePath(prefix)).inode))
+            result.append(prefix)
         }
-        return ids
+        return result
     }
 
     /// Creates a bookmark, tracing its system calls.
