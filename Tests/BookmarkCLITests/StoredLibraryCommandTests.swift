@@ -111,4 +111,31 @@ struct StoredLibraryCommandTests {
             #expect(mixed.stdout.split(separator: "\n").count == 3)
         }
     }
+
+    @Test("records are held back in large writes when stdout is not a terminal, and stay in order with stderr in one file")
+    func heldBackOutput() throws {
+        let tool = try #require(BookmarkTool.path, "bookmark is built with the tests")
+        try #require(Shell.has("strace"), "strace counts the writes")
+        try withLibrary { volume, library in
+            // A library of 300 bookmarks: the three, a hundred times.
+            let three = try Data(contentsOf: URL(fileURLWithPath: library))
+            let big = volume.path("big.bm")
+            try Data((0..<100).flatMap { _ in three }).write(to: URL(fileURLWithPath: big))
+            let trace = volume.path("writes.trace")
+            let traced = try Shell.run(["strace", "-f", "-e", "trace=write", "-o", trace, tool, "resolve", "--stored", big])
+            #expect(traced.status == 0, "\(traced.stderr)")
+            #expect(traced.stdout.split(separator: "\n").count == 300)
+            let writes = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter { $0.contains("write(1,") }
+            #expect(writes.count < 10, "\(writes.count) writes for 300 records")
+            // b deleted: its message comes between the records around it, through one pipe.
+            try FileManager.default.removeItem(atPath: volume.path("b.txt"))
+            let both = try Shell.run(["sh", "-c", "\"$0\" resolve --stored --keep-going \"$1\" 2>&1", tool, library])
+            let lines = both.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            #expect(lines.count == 5, "\(lines)")
+            #expect(lines.first == volume.path("a-renamed.txt"))
+            #expect(lines.firstIndex { $0.contains("(bookmark 1)") } == 1, "\(lines)")
+            #expect(lines.dropFirst(2).first == "", "\(lines)")
+            #expect(lines.dropFirst(3).first == volume.path("c.txt"), "\(lines)")
+        }
+    }
 }

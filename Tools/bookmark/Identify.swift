@@ -32,34 +32,37 @@ extension BookmarkCommand {
                 try runOne(inputs[0])
                 return
             }
-            // Many: one record per input, the identity's one-line form (or JSON Lines).
-            let progress = BatchProgressLine(verb: "identifying", total: inputs.count)
-            defer { progress.finish() }
-            var statuses: [ExitStatus] = []
-            for (index, path) in inputs.enumerated() {
-                progress.update(done: index, total: inputs.count)
-                switch identify(path) {
-                case .success(let id):
-                    if global.json {
-                        var json = FileIDJSON(path: path.bytes, id: id)
-                        json.exitStatus = 0
-                        try Output.jsonLine(json)
-                    } else {
-                        Output.record(Array(id.description.utf8), terminator: batch.terminator)
+            // Many: one record per input, the identity's one-line form (or JSON Lines), held back in
+            // large writes.
+            try Output.buffered {
+                let progress = BatchProgressLine(verb: "identifying", total: inputs.count)
+                defer { progress.finish() }
+                var statuses: [ExitStatus] = []
+                for (index, path) in inputs.enumerated() {
+                    progress.update(done: index, total: inputs.count)
+                    switch identify(path) {
+                    case .success(let id):
+                        if global.json {
+                            var json = FileIDJSON(path: path.bytes, id: id)
+                            json.exitStatus = 0
+                            try Output.jsonLine(json)
+                        } else {
+                            Output.record(Array(id.description.utf8), terminator: batch.terminator)
+                        }
+                        statuses.append(.success)
+                    case .failure(let status):
+                        statuses.append(status)
+                        if global.json {
+                            try Output.jsonLine(MakeFailureJSON(source: path, status: status))
+                        } else {
+                            Output.record([], terminator: batch.terminator)
+                        }
                     }
-                    statuses.append(.success)
-                case .failure(let status):
-                    statuses.append(status)
-                    if global.json {
-                        try Output.jsonLine(MakeFailureJSON(source: path, status: status))
-                    } else {
-                        Output.record([], terminator: batch.terminator)
-                    }
+                    if statuses.last != .success && !batch.keepGoing { break }
                 }
-                if statuses.last != .success && !batch.keepGoing { break }
+                let worst = ExitStatus.mostSevere(statuses)
+                if worst != .success { throw worst.exitCode }
             }
-            let worst = ExitStatus.mostSevere(statuses)
-            if worst != .success { throw worst.exitCode }
         }
 
         private func identify(_ path: PathBytes) -> Result<FileID, ExitStatus> {

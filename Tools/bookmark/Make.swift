@@ -67,7 +67,9 @@ extension BookmarkCommand {
             defer { progress.finish() }
             var names = OutputNames()
             var statuses: [ExitStatus] = []
-            // One sweep of dead writers' temporary files per output directory, not one per file.
+            // One sweep of dead writers' temporary files per output directory, not one per file;
+            // a batch's records held back in large writes.
+            try Output.buffered {
             try LeftoverSweeping.oncePerDirectory {
             for (index, path) in inputs.enumerated() {
                 progress.update(done: index, total: inputs.count)
@@ -82,6 +84,7 @@ extension BookmarkCommand {
                     }
                     if !batch.keepGoing { break }
                 }
+            }
             }
             }
             let worst = ExitStatus.mostSevere(statuses)

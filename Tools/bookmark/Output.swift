@@ -35,14 +35,69 @@ enum Output {
         write(bytes + [terminator], to: STDOUT_FILENO)
     }
 
-    /// Prints `bookmark: message` to stderr.
+    /// Prints `bookmark: message` to stderr (after what stdout holds back, so that the two stay
+    /// in order when they go to one file).
     static func error(_ text: String) {
+        flush()
         write(Array(("bookmark: " + text + "\n").utf8), to: STDERR_FILENO)
+    }
+
+    /// Stdout held back while a batch prints (``buffered(_:)``); `nil` when printing goes out at once.
+    private static let held = Locked<[UInt8]?>(nil)
+    /// How much is held back before it is written.
+    static let heldLimit = 64 << 10
+
+    /// Runs `body` with stdout held back in 64 KiB writes, when stdout is not a terminal (as C's
+    /// stdio does): a batch of a million records is then a few thousand `write`s, not a million.
+    /// Everything held is written when `body` returns or throws, and before any message on stderr.
+    static func buffered<T>(_ body: () throws -> T) rethrows -> T {
+        if isatty(STDOUT_FILENO) == 1 { return try body() }
+        held.withLock { $0 = $0 ?? [] }
+        defer {
+            flush()
+            held.withLock { $0 = nil }
+        }
+        return try body()
+    }
+
+    /// Writes what stdout holds back.
+    static func flush() {
+        let pending = held.withLock { held -> [UInt8] in
+            guard let bytes = held, !bytes.isEmpty else { return [] }
+            held = []
+            return bytes
+        }
+        if !pending.isEmpty { writeNow(pending, to: STDOUT_FILENO) }
+    }
+
+    /// Writes all of `bytes` to `fd` (stdout held back inside ``buffered(_:)``).
+    static func write(_ bytes: [UInt8], to fd: Int32) {
+        if fd == STDOUT_FILENO, let due = hold(bytes) {
+            if !due.isEmpty { writeNow(due, to: fd) }
+            return
+        }
+        writeNow(bytes, to: fd)
+    }
+
+    /// Adds `bytes` to what stdout holds back: `nil` when nothing is held back (the caller writes
+    /// them now), else what is due to be written now (nothing until 64 KiB are held).
+    private static func hold(_ bytes: [UInt8]) -> [UInt8]? {
+        held.withLock { held -> [UInt8]? in
+            guard var pending = held else { return nil }
+            held = nil  // the array is appended to in place, not copied
+            pending.append(contentsOf: bytes)
+            if pending.count >= heldLimit {
+                held = []
+                return pending
+            }
+            held = pending
+            return []
+        }
     }
 
     /// Writes all of `bytes` to `fd`, going on after short writes and `EINTR`. A closed pipe ends
     /// the output quietly (SIGPIPE is the shell's usual way to stop us, and it still applies).
-    static func write(_ bytes: [UInt8], to fd: Int32) {
+    private static func writeNow(_ bytes: [UInt8], to fd: Int32) {
         bytes.withUnsafeBytes { buffer in
             guard var base = buffer.baseAddress else { return }
             var left = buffer.count

@@ -145,6 +145,11 @@ struct ResolveRun {
     /// Many: plain resolutions share one batch (one walk per volume); one record per input,
     /// in input order.
     func runMany(_ inputs: [PathBytes]) throws {
+        try Output.buffered { try printMany(inputs) }
+    }
+
+    /// ``runMany(_:)``'s work, its records held back by the caller.
+    private func printMany(_ inputs: [PathBytes]) throws {
         let progress = BatchProgressLine(verb: "resolving", total: inputs.count)
         defer { progress.finish() }
         var outcomes = [ResolveOutcome?](repeating: nil, count: inputs.count)
@@ -217,6 +222,11 @@ struct ResolveRun {
     /// SOURCE and the bookmark's place in it (`record`, from 0) in JSON. A SOURCE that cannot be
     /// read, or whose framing breaks, is one failed record (66 or 5), as in a batch of files.
     func runStored(_ inputs: [PathBytes]) throws {
+        try Output.buffered { try printStored(inputs) }
+    }
+
+    /// ``runStored(_:)``'s work, its records held back by the caller.
+    private func printStored(_ inputs: [PathBytes]) throws {
         var statuses: [ExitStatus] = []
         for source in inputs {
             if let status = SourceInput.checkStored(source, volumeTimeout: volumeTimeout) {

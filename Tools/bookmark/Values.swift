@@ -33,30 +33,33 @@ extension BookmarkCommand {
                 try runOne(inputs[0])
                 return
             }
-            // Many: one record per input, its last known path (or JSON Lines).
-            var statuses: [ExitStatus] = []
-            for source in inputs {
-                switch SourceInput.decode(source, volumeTimeout: global.volumeTimeout) {
-                case .success(let (decoded, _)):
-                    let record = decoded.record
-                    if global.json {
-                        try Output.jsonLine(ValuesJSON(record, source: source))
-                    } else {
-                        Output.record(record.pathBytes?.bytes ?? [], terminator: batch.terminator)
+            // Many: one record per input, its last known path (or JSON Lines), held back in
+            // large writes.
+            try Output.buffered {
+                var statuses: [ExitStatus] = []
+                for source in inputs {
+                    switch SourceInput.decode(source, volumeTimeout: global.volumeTimeout) {
+                    case .success(let (decoded, _)):
+                        let record = decoded.record
+                        if global.json {
+                            try Output.jsonLine(ValuesJSON(record, source: source))
+                        } else {
+                            Output.record(record.pathBytes?.bytes ?? [], terminator: batch.terminator)
+                        }
+                        statuses.append(.success)
+                    case .failure(let status):
+                        statuses.append(status)
+                        if global.json {
+                            try Output.jsonLine(MakeFailureJSON(source: source, status: status))
+                        } else {
+                            Output.record([], terminator: batch.terminator)
+                        }
                     }
-                    statuses.append(.success)
-                case .failure(let status):
-                    statuses.append(status)
-                    if global.json {
-                        try Output.jsonLine(MakeFailureJSON(source: source, status: status))
-                    } else {
-                        Output.record([], terminator: batch.terminator)
-                    }
+                    if statuses.last != .success && !batch.keepGoing { break }
                 }
-                if statuses.last != .success && !batch.keepGoing { break }
+                let worst = ExitStatus.mostSevere(statuses)
+                if worst != .success { throw worst.exitCode }
             }
-            let worst = ExitStatus.mostSevere(statuses)
-            if worst != .success { throw worst.exitCode }
         }
 
         private func runOne(_ source: PathBytes) throws {
