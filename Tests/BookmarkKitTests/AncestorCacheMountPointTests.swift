@@ -15,10 +15,13 @@ import VolumeFixtures
 /// `MountedVolumes`), not from each first meeting: and a table that no longer knows where the
 /// volume is mounted makes creation examine the whole path again.
 extension AncestorCacheTests {
-    /// The `statx` calls of a trace by path, the target's own and its handle's left out.
+    /// The directories a traced creation examined by path: its `statx` calls, less the target's
+    /// own and those of directories it watched (a directory met before is watched, then examined;
+    /// suites running in parallel meet `/var` and the fixtures' folder all the time).
     func examined(_ trace: AuditLog, target: String) -> [String] {
-        trace.calls.filter { $0.name == "statx" }.compactMap { call in
-            guard let path = call.path, !path.isEmpty, path != Array(target.utf8) else { return nil }
+        let watched = Set(trace.calls.filter { $0.name == "inotify_add_watch" }.compactMap(\.path))
+        return trace.calls.filter { $0.name == "statx" }.compactMap { call in
+            guard let path = call.path, !path.isEmpty, path != Array(target.utf8), !watched.contains(path) else { return nil }
             return String(decoding: path, as: UTF8.self)
         }
     }
