@@ -58,9 +58,10 @@ public struct BookmarkSource: Sendable, Hashable {
             container = .bookmarkData
             record = try BookmarkRecord(decoding: bytes, limits: limits)
             // Decoding checked that the header's length (bytes 4-7) is within the input.
-            let length = Self.framedLength(bytes, at: 0) ?? bytes.count
+            let length = bytes.count >= StoredBookmarks.shortest
+                ? bytes.withUnsafeBytes { StoredBookmarks.header($0, at: 0).length } : bytes.count
             trailingByteCount = bytes.count - length
-            if trailingByteCount > 0 { storedBookmarkCount = Self.storedCount(bytes, limits: limits) }
+            if trailingByteCount > 0 { storedBookmarkCount = StoredBookmarks.count(bytes, limits: limits) }
         } else if AliasRecord.looksLikeAliasRecord(bytes) {
             container = .aliasRecord
             let alias = try AliasRecord(decoding: bytes, limits: limits)
@@ -87,32 +88,6 @@ public struct BookmarkSource: Sendable, Hashable {
 }
 
 extension BookmarkSource {
-    /// The length the `book` header at `offset` gives (little-endian bytes 4-7), when 20 bytes
-    /// are there and start with `book`.
-    static func framedLength(_ bytes: [UInt8], at offset: Int) -> Int? {
-        guard offset >= 0, bytes.count - offset >= 20, Array(bytes[offset..<offset + 4]) == BookmarkDocument.magic else {
-            return nil
-        }
-        var length = 0
-        for index in 0..<4 { length |= Int(bytes[offset + 4 + index]) << (8 * index) }
-        return length
-    }
-
-    /// How many `book` records `bytes` holds back to back, each at least 20 bytes, within the
-    /// size limit and whole; `nil` when anything else is there (as the library reader would refuse it).
-    static func storedCount(_ bytes: [UInt8], limits: BookmarkDecodingLimits) -> Int? {
-        var offset = 0
-        var count = 0
-        while offset < bytes.count {
-            guard let length = framedLength(bytes, at: offset), length >= 20, length <= limits.maxInputSize,
-                length <= bytes.count - offset
-            else { return nil }
-            offset += length
-            count += 1
-        }
-        return count
-    }
-
     /// Whether `bytes` start like one of the containers (used to accept base64 text only when
     /// it decodes to something recognisable).
     static func hasKnownSignature(_ bytes: [UInt8]) -> Bool {

@@ -103,16 +103,15 @@ extension BatchResolution {
                         return
                     }
                     // An unreadable or vanished directory is skipped, as the walker skips one.
-                    let opened: OwnedDescriptor
+                    let directory: OwnedDescriptor
                     do throws(FileSystemError) {
-                        opened = try level[parent].directory.openChildDirectory(name, sameMount: true)
+                        directory = try level[parent].directory.openChildDirectory(name, sameMount: true)
                     } catch {
                         if VolumeWalker.isMountOfSameFileSystem(error, name, in: level[parent].directory, as: root) {
                             skipped.set()
                         }
                         return
                     }
-                    let directory = opened
                     defer { try? directory.close() }
                     var walker = VolumeWalker(share: share, cancellation: cancellation)
                     var found: [Found] = []

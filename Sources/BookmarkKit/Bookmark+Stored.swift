@@ -81,8 +81,6 @@ extension Bookmark {
 struct StoredBookmarkReader {
     /// How much is read at once.
     static let chunk = 4 << 20
-    /// The shortest record: a `book` header (16 bytes) and a data section's first-TOC offset.
-    static let shortest = 20
 
     private let file: OwnedDescriptor
     private let path: FilePath
@@ -115,13 +113,13 @@ struct StoredBookmarkReader {
     mutating func nextRecords(max: Int, _ body: ([(bytes: UnsafeRawBufferPointer, offset: Int)]) -> Void)
         throws(BookmarkError) -> Bool
     {
-        guard try fill(Self.shortest) else { return false }
+        guard try fill(StoredBookmarks.shortest) else { return false }
         let first = try frame()
         var spans = [(start: position, size: first)]
         var cursor = position + first
         // More records only while they are whole in the buffer and framed well; anything else is
         // left for the next call, which refills or throws at the right offset.
-        while spans.count < max, filled - cursor >= Self.shortest, let size = plainFrame(at: cursor), filled - cursor >= size {
+        while spans.count < max, filled - cursor >= StoredBookmarks.shortest, let size = plainFrame(at: cursor), filled - cursor >= size {
             spans.append((cursor, size))
             cursor += size
         }
@@ -133,26 +131,16 @@ struct StoredBookmarkReader {
         return true
     }
 
-    /// The header at `start` (20 bytes must be there): whether it starts with `book`, and the
-    /// record length it gives.
-    private func header(at start: Int) -> (isBook: Bool, size: Int) {
-        buffer.withUnsafeBytes { b -> (Bool, Int) in
-            let magic = b[start] == UInt8(ascii: "b") && b[start + 1] == UInt8(ascii: "o")
-                && b[start + 2] == UInt8(ascii: "o") && b[start + 3] == UInt8(ascii: "k")
-            var size = 0
-            for offset in 0..<4 { size |= Int(b[start + 4 + offset]) << (8 * offset) }
-            return (magic, size)
-        }
-    }
-
-    private static func acceptable(_ size: Int) -> Bool {
-        size >= shortest && size <= BookmarkDecodingLimits.default.maxInputSize
+    /// The header at `start` (`StoredBookmarks.shortest` bytes must be there): whether it starts
+    /// with `book`, and the record length it gives.
+    private func header(at start: Int) -> (isBook: Bool, length: Int) {
+        buffer.withUnsafeBytes { StoredBookmarks.header($0, at: start) }
     }
 
     /// The length of the well-framed record at `start` (a `book` header, a length within limits).
     private func plainFrame(at start: Int) -> Int? {
         let (isBook, size) = header(at: start)
-        return isBook && Self.acceptable(size) ? size : nil
+        return isBook && StoredBookmarks.acceptable(size) ? size : nil
     }
 
     /// Checks the header at ``position`` and makes the whole record available; its length.
@@ -162,7 +150,7 @@ struct StoredBookmarkReader {
         guard isBook else {
             throw framing("bytes \(Array(buffer[start..<start + 4])) where a \"book\" header must start")
         }
-        guard Self.acceptable(size) else { throw framing("a record length of \(size) bytes") }
+        guard StoredBookmarks.acceptable(size) else { throw framing("a record length of \(size) bytes") }
         guard try fill(size) else { throw framing("the last record is cut short") }
         return size
     }

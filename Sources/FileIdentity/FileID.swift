@@ -169,7 +169,7 @@ extension FileID {
         // An object looked up before (same mount, inode and birth time) keeps its handle: one
         // `statx` instead of two path walks (KnownHandles).
         if let seen = KnownHandles.shared.handle(for: status),
-            let reusable = status.mountID ?? status.uniqueMountID.flatMap({ ReusableMountIDs.shared.reusable(for: $0) }),
+            let reusable = status.reusableMountID,
             let volume = volumes.volume(mountID: reusable), volume.category == .local, !volume.mayBlock
         {
             return FileID.known(status, on: volume, mountID: reusable, generation: seen.generation, handle: seen.handle)
@@ -213,15 +213,7 @@ extension FileID {
         volumes: MountedVolumes
     ) -> FileID? {
         guard status.inode == inode, let born = status.birthTime, born == birthTime else { return nil }
-        let reusable: MountID
-        if let id = status.mountID {
-            reusable = id
-        } else if let unique = status.uniqueMountID, let id = ReusableMountIDs.shared.reusable(for: unique) {
-            reusable = id
-        } else {
-            return nil
-        }
-        guard let volume = volumes.volume(mountID: reusable) else { return nil }
+        guard let reusable = status.reusableMountID, let volume = volumes.volume(mountID: reusable) else { return nil }
         return known(status, on: volume, mountID: reusable, generation: generation, handle: handle)
     }
 

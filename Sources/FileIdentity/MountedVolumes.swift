@@ -132,12 +132,9 @@ public final class MountedVolumes: Sendable {
     static func examineMountPoint(of volume: Volume) -> MountPointFacts {
         let point = volume.mountPoint
         guard case .success(let root) = FileStatus.lookup(pathBytes: point, followSymlinks: false) else {
-            // As before the chain existed: the birth time of whatever the path names.
-            return MountPointFacts(birthTime: (try? FileStatus(path: volume.mountPointPath))?.birthTime, directoryInodes: nil)
+            return MountPointFacts(birthTime: nil, directoryInodes: nil)
         }
-        // `statx` gives the unique mount id where the kernel has one; the table has reusable ones.
-        let mount = root.mountID ?? root.uniqueMountID.flatMap { ReusableMountIDs.shared.reusable(for: $0) }
-        guard root.kind == .directory, mount == volume.mountID, point.first == UInt8(ascii: "/") else {
+        guard root.kind == .directory, root.reusableMountID == volume.mountID, point.first == UInt8(ascii: "/") else {
             return MountPointFacts(birthTime: root.birthTime, directoryInodes: nil)
         }
         if point.count == 1 { return MountPointFacts(birthTime: root.birthTime, directoryInodes: []) }

@@ -24,3 +24,12 @@ final class ReusableMountIDs: Sendable {
         return id
     }
 }
+
+extension FileStatus {
+    /// The reusable id of the mount this status was taken on (what `/proc/self/mountinfo` and
+    /// mount tables use): `statx`'s own when it gave that one, else the one ``ReusableMountIDs``
+    /// learns for its unique id; `nil` when neither is known.
+    var reusableMountID: MountID? {
+        mountID ?? uniqueMountID.flatMap { ReusableMountIDs.shared.reusable(for: $0) }
+    }
+}

@@ -230,18 +230,8 @@ extension FileStatus {
         guard directoryPath.count > 1, pathBytes.count > start, pathBytes.starts(with: directoryPath),
             pathBytes[directoryPath.count] == UInt8(ascii: "/"), let fd = directory.rawValue
         else { return nil }
-        let rest = pathBytes[start...]
-        let hasNUL = rest.withUnsafeBytes { raw in raw.baseAddress.map { memchr($0, 0, raw.count) != nil } ?? false }
-        if hasNUL { return .failure(.invalidArgument) }
         let flags: CInt = followSymlinks ? 0 : AT_SYMLINK_NOFOLLOW
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: rest.count + 1) { buffer in
-            guard let base = buffer.baseAddress else { return nil }
-            rest.withUnsafeBytes { source in
-                if let from = source.baseAddress { memcpy(base, from, rest.count) }
-            }
-            base[rest.count] = 0
-            return statx(dirfd: fd, cPath: UnsafePointer(base), flags: flags)
-        }
+        return withCPath(pathBytes[start...]) { statx(dirfd: fd, cPath: $0, flags: flags) }
     }
 
     static func statx(dirfd: CInt, path: FilePath, flags: CInt, errorPath: FilePath?) throws(FileSystemError) -> FileStatus {

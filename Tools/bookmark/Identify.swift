@@ -52,11 +52,7 @@ extension BookmarkCommand {
                         statuses.append(.success)
                     case .failure(let status):
                         statuses.append(status)
-                        if global.json {
-                            try Output.jsonLine(MakeFailureJSON(source: path, status: status))
-                        } else {
-                            Output.record([], terminator: batch.terminator)
-                        }
+                        try Output.failedRecord(path, status, json: global.json, terminator: batch.terminator)
                     }
                     if statuses.last != .success && !batch.keepGoing { break }
                 }

@@ -77,11 +77,7 @@ extension BookmarkCommand {
                 statuses.append(status)
                 if status != .success {
                     if !many { throw status.exitCode }
-                    if global.json {
-                        try Output.jsonLine(MakeFailureJSON(source: path, status: status))
-                    } else {
-                        Output.record([], terminator: batch.terminator)
-                    }
+                    try Output.failedRecord(path, status, json: global.json, terminator: batch.terminator)
                     if !batch.keepGoing { break }
                 }
             }
@@ -197,6 +193,18 @@ struct MakeJSON: Encodable {
 }
 
 /// A failed input of a `make` batch in JSON Lines.
+extension Output {
+    /// The record of a batch input that failed (`make`, `values`, `id`): its JSON Line (the input
+    /// and its exit status), or an empty record, so that record *n* still belongs to input *n*.
+    static func failedRecord(_ source: PathBytes, _ status: ExitStatus, json: Bool, terminator: UInt8) throws {
+        if json {
+            try jsonLine(MakeFailureJSON(source: source, status: status))
+        } else {
+            record([], terminator: terminator)
+        }
+    }
+}
+
 struct MakeFailureJSON: Encodable {
     var source: String
     var sourceBase64: String?

@@ -228,56 +228,59 @@ struct ResolveRun {
     /// ``runStored(_:)``'s work, its records held back by the caller.
     private func printStored(_ inputs: [PathBytes]) throws {
         var statuses: [ExitStatus] = []
-        for source in inputs {
-            if let status = SourceInput.checkStored(source, volumeTimeout: volumeTimeout) {
-                if json { try Output.jsonLine(ResolveRecordJSON.failed(ResolveFailureJSON(status: status), status: status, source: source)) }
-                statuses.append(status)
-                if !keepGoing { break }
-                continue
-            }
+        sources: for source in inputs {
             let results: [Result<Resolution, BookmarkError>]
-            do {
-                results = try Bookmark.resolveAll(storedIn: source.filePath, options: options)
-            } catch {
-                let status = Output.fail(error, path: source.escaped)
-                if json { try Output.jsonLine(ResolveRecordJSON.failed(ResolveFailureJSON(error), status: status, source: source)) }
-                statuses.append(status)
-                if !keepGoing { break }
-                continue
+            switch storedResults(source) {
+            case .success(let resolved): results = resolved
+            case .failure(let failed):
+                // The SOURCE itself: one record in JSON (no `record`), nothing on plain stdout.
+                if json { try Output.jsonLine(ResolveRecordJSON.failed(failed.json, status: failed.status, source: source)) }
+                statuses.append(failed.status)
+                if keepGoing { continue sources } else { break sources }
             }
-            var stop = false
             for (index, result) in results.enumerated() {
                 var status = ExitStatus.success
+                var record: ResolveRecordJSON
                 switch result {
                 case .success(let resolution):
-                    if json {
-                        var record = ResolveRecordJSON.resolved(resolution, refreshed: false, readOnly: nil, source: source)
-                        record.record = index
-                        try Output.jsonLine(record)
-                    } else {
-                        Output.record(PathBytes(resolution.path).bytes, terminator: terminator)
-                    }
+                    record = .resolved(resolution, refreshed: false, readOnly: nil, source: source)
+                    if !json { Output.record(PathBytes(resolution.path).bytes, terminator: terminator) }
                     if strict && resolution.isStale { status = .stale }
                 case .failure(let error):
                     status = Output.fail(error, path: "\(source.escaped) (bookmark \(index))")
-                    if json {
-                        var record = ResolveRecordJSON.failed(ResolveFailureJSON(error), status: status, source: source)
-                        record.record = index
-                        try Output.jsonLine(record)
-                    } else {
-                        Output.record([], terminator: terminator)
-                    }
+                    record = .failed(ResolveFailureJSON(error), status: status, source: source)
+                    if !json { Output.record([], terminator: terminator) }
+                }
+                if json {
+                    record.record = index
+                    try Output.jsonLine(record)
                 }
                 statuses.append(status)
-                if status != .success && !keepGoing {
-                    stop = true
-                    break
-                }
+                if status != .success && !keepGoing { break sources }
             }
-            if stop { break }
         }
         let worst = ExitStatus.mostSevere(statuses)
         if worst != .success { throw worst.exitCode }
+    }
+
+    /// Every bookmark of one library file resolved, or why the file could not be (said on stderr).
+    private func storedResults(_ source: PathBytes)
+        -> Result<[Result<Resolution, BookmarkError>], StoredFailure>
+    {
+        if let status = SourceInput.checkStored(source, volumeTimeout: volumeTimeout) {
+            return .failure(StoredFailure(status: status, json: ResolveFailureJSON(status: status)))
+        }
+        do {
+            return .success(try Bookmark.resolveAll(storedIn: source.filePath, options: options))
+        } catch {
+            return .failure(StoredFailure(status: Output.fail(error, path: source.escaped), json: ResolveFailureJSON(error)))
+        }
+    }
+
+    /// A library file that could not be read or split: its exit status and its JSON record.
+    struct StoredFailure: Error {
+        var status: ExitStatus
+        var json: ResolveFailureJSON
     }
 
     /// Resolves one decoded SOURCE (with `--verify`, `--refresh` or neither).

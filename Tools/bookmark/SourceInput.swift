@@ -40,14 +40,7 @@ enum SourceInput {
     /// A SOURCE file's bytes, or the exit status for it after saying why on stderr: 66 when it
     /// cannot be opened, 5 when it is not a regular file of at most the decoder's limit.
     static func read(_ source: PathBytes, volumeTimeout: Duration = .seconds(2)) -> Result<[UInt8], ExitStatus> {
-        // A SOURCE on a FUSE or network volume that does not answer: exit 75, not a hang.
-        guard let volumes = try? MountedVolumes.shared() else { return readHere(source) }
-        switch VolumeWatchdog.guarding(path: source.bytes, volumes: volumes, timeout: volumeTimeout, {
-            readHere(source)
-        }) {
-        case .success(let result): return result
-        case .failure(let error): return .failure(Output.fail(error, path: source.escaped))
-        }
+        guarded(source, timeout: volumeTimeout) { readHere(source) }
     }
 
     /// Whether a library file (`resolve --stored`) can be read: `nil`, or the exit status after
@@ -55,33 +48,34 @@ enum SourceInput {
     /// its FUSE or network volume does not answer). Its size is not limited: the batch reads it a
     /// chunk at a time.
     static func checkStored(_ source: PathBytes, volumeTimeout: Duration) -> ExitStatus? {
-        guard let volumes = try? MountedVolumes.shared() else { return checkStoredHere(source) }
-        switch VolumeWatchdog.guarding(path: source.bytes, volumes: volumes, timeout: volumeTimeout, {
-            checkStoredHere(source)
-        }) {
-        case .success(let status): return status
-        case .failure(let error): return Output.fail(error, path: source.escaped)
+        let opened = guarded(source, timeout: volumeTimeout) {
+            openRegular(source, file: "library file", notIt: "not a library file").map { _ in () }
+        }
+        if case .failure(let status) = opened { return status }
+        return nil
+    }
+
+    /// `body`, which touches the SOURCE, under the volume watchdog: a SOURCE on a FUSE or network
+    /// volume that does not answer gives exit 75, not a hang.
+    private static func guarded<T: Sendable>(
+        _ source: PathBytes, timeout: Duration, _ body: @escaping @Sendable () -> Result<T, ExitStatus>
+    ) -> Result<T, ExitStatus> {
+        guard let volumes = try? MountedVolumes.shared() else { return body() }
+        switch VolumeWatchdog.guarding(path: source.bytes, volumes: volumes, timeout: timeout, body) {
+        case .success(let result): return result
+        case .failure(let error): return .failure(Output.fail(error, path: source.escaped))
         }
     }
 
-    /// ``checkStored(_:volumeTimeout:)`` once the SOURCE is known to be safe to touch.
-    private static func checkStoredHere(_ source: PathBytes) -> ExitStatus? {
-        do throws(FileSystemError) {
-            let fd = try Directory.current.open(source.filePath, options: [.readOnly, .nonBlocking])
-            let kind = try fd.status().kind
-            guard kind == .regular else {
-                Output.error("\(source.escaped): not a library file: a \(kind.rawValue), not a regular file")
-                return .corruptData
-            }
-            return nil
-        } catch {
-            Output.error("\(source.escaped): cannot open the library file: \(error)")
-            return .sourceUnreadable
-        }
-    }
-
-    /// ``read(_:volumeTimeout:)`` once the SOURCE is known to be safe to touch.
-    private static func readHere(_ source: PathBytes) -> Result<[UInt8], ExitStatus> {
+    /// The SOURCE opened and examined, when it is a regular file; otherwise the exit status after
+    /// saying why on stderr (66 when it cannot be opened, 5 when it is anything else).
+    ///
+    /// - Parameters:
+    ///   - file: What the SOURCE should be, for messages ("bookmark file").
+    ///   - notIt: What to call what it is not ("not bookmark data").
+    private static func openRegular(_ source: PathBytes, file: String, notIt: String)
+        -> Result<(OwnedDescriptor, FileStatus), ExitStatus>
+    {
         let fd: OwnedDescriptor
         do throws(FileSystemError) {
             // O_NONBLOCK: a FIFO or a device is opened without waiting, then refused below.
@@ -89,24 +83,35 @@ enum SourceInput {
         } catch {
             // The SOURCE itself is missing or unreadable: its own code, so a script can tell it
             // from a bookmark whose target is gone (3).
-            Output.error("\(source.escaped): cannot open the bookmark file: \(error)")
+            Output.error("\(source.escaped): cannot open the \(file): \(error)")
             return .failure(.sourceUnreadable)
         }
-        // Only a regular file of at most the decoder's limit is read: a FIFO, a device (/dev/zero),
-        // a directory or a huge (or sparse) file is refused at once, in bounded time and memory,
-        // as data that cannot be a bookmark.
-        let name = source.escaped
         let status: FileStatus
         do throws(FileSystemError) {
             status = try fd.status()
         } catch {
-            Output.error("\(name): cannot read the bookmark file: \(error)")
+            Output.error("\(source.escaped): cannot read the \(file): \(error)")
             return .failure(.corruptData)
         }
         guard status.kind == .regular else {
-            Output.error("\(name): not bookmark data: a \(status.kind.rawValue), not a regular file")
+            Output.error("\(source.escaped): \(notIt): a \(status.kind.rawValue), not a regular file")
             return .failure(.corruptData)
         }
+        return .success((fd, status))
+    }
+
+    /// ``read(_:volumeTimeout:)`` once the SOURCE is known to be safe to touch.
+    private static func readHere(_ source: PathBytes) -> Result<[UInt8], ExitStatus> {
+        // Only a regular file of at most the decoder's limit is read: a FIFO, a device (/dev/zero),
+        // a directory or a huge (or sparse) file is refused at once, in bounded time and memory,
+        // as data that cannot be a bookmark.
+        let fd: OwnedDescriptor
+        let status: FileStatus
+        switch openRegular(source, file: "bookmark file", notIt: "not bookmark data") {
+        case .success(let opened): (fd, status) = opened
+        case .failure(let exit): return .failure(exit)
+        }
+        let name = source.escaped
         guard status.size <= UInt64(readLimit) else {
             Output.error("\(name): not bookmark data: \(status.size) bytes, over the limit of \(readLimit)")
             return .failure(.corruptData)

@@ -49,11 +49,7 @@ extension BookmarkCommand {
                         statuses.append(.success)
                     case .failure(let status):
                         statuses.append(status)
-                        if global.json {
-                            try Output.jsonLine(MakeFailureJSON(source: source, status: status))
-                        } else {
-                            Output.record([], terminator: batch.terminator)
-                        }
+                        try Output.failedRecord(source, status, json: global.json, terminator: batch.terminator)
                     }
                     if statuses.last != .success && !batch.keepGoing { break }
                 }
