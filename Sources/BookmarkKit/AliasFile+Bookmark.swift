@@ -111,10 +111,15 @@ extension Bookmark {
     }
 
     /// Resolves the bookmark or alias file at `path` and, when it is stale, rewrites it in place
-    /// with fresh data for the resolved object: same container (bookmark data, base64 text or alias
-    /// file), every key of the old data that the fresh data lacks kept (unknown keys, stored
-    /// resource values), the Finder-info attribute kept, the old signature dropped (re-signed with
-    /// `signingKey` when given). Atomic, like ``writeAliasFile(to:)``.
+    /// with fresh data for the resolved object: same container (bookmark data, base64 text, alias
+    /// file or legacy `alis` record), every key of the old data that the fresh data lacks kept
+    /// (unknown keys, stored resource values), the Finder-info attribute kept, the old signature
+    /// dropped (re-signed with `signingKey` when given). Atomic, like ``writeAliasFile(to:)``.
+    ///
+    /// A legacy alias record (the file's own, or one kept under `0xFE00` in bookmark data) is
+    /// pointed at the object as it is now, its other tags kept, as the Alias Manager's
+    /// `FSUpdateAlias` did (Docs/FORMAT.md §5). It records no volume UUID, so it is resolved by
+    /// path alone: a refresh follows a new file at the path (an atomic save), not a move.
     ///
     /// - Throws: ``BookmarkError`` from reading, resolving (the file is left alone) or writing;
     ///   `corruptData`, before anything is resolved, for a file with bytes after its bookmark
@@ -145,6 +150,10 @@ extension Bookmark {
                 fresh[entry.key] = entry.value
             }
         }
+        // A legacy alias record kept in the data (Apple's aliasData: the file's own record when
+        // it is one) now names the new place too, not the old.
+        let alias = try? source.record.embeddedAliasRecord()?.retargeted(to: Self.aliasTarget(resolution, fresh))
+        if let alias, let bytes = try? alias.encoded() { fresh.aliasData = bytes }
         var bookmark = Bookmark(record: fresh)
         bookmark.record[SignedBookmark.signatureKey] = nil
         if let signingKey { bookmark = try signingKey.sign(bookmark) }
@@ -152,6 +161,10 @@ extension Bookmark {
         var attributes: [ExtendedAttribute] = []
         do {
             switch source.container {
+            case .aliasRecord:
+                // Its own container: an `alis` record (the bookmark-data form of it only when the
+                // old record could not be read back, which decoding it just now rules out).
+                if let alias { out = try alias.encoded() } else { out = try bookmark.record.encoded() }
             case .aliasFile:
                 out = try AliasFile(record: bookmark.record).encoded()
                 let existing = try? Directory.current.open(path, options: [.readOnly, .nonBlocking])
@@ -159,7 +172,7 @@ extension Bookmark {
                 let folder = resolution.fileID.kind == .directory
                 let info = (existing ?? nil) ?? FinderInfo.alias(toFolder: folder).encoded
                 attributes = [ExtendedAttribute(name: finderInfoAttribute, value: info)]
-            case .bookmarkData, .aliasRecord:
+            case .bookmarkData:
                 out = try bookmark.record.encoded()
             }
         } catch {
@@ -168,6 +181,17 @@ extension Bookmark {
         if source.wasBase64 { out = Array((Data(out).base64EncodedString() + "\n").utf8) }
         try Bookmark.publish(out, at: path, attributes: attributes, mustExist: true)
         return FileRefresh(resolution: resolution, rewritten: true, container: source.container)
+    }
+
+    /// Where a refreshed alias record's target is: the resolution's path and volume, the fresh
+    /// record's parent ID, creation date and volume name.
+    static func aliasTarget(_ resolution: Resolution, _ fresh: BookmarkRecord) -> AliasRecord.Target {
+        let ids = fresh.fileIDs ?? []
+        let parent = ids.count >= 2 ? ids[ids.count - 2].map { UInt64(bitPattern: $0) } : nil
+        return AliasRecord.Target(
+            path: PathBytes(resolution.path).bytes, mountPoint: resolution.volume.mountPoint,
+            fileID: resolution.fileID.inode, parentID: parent, isFolder: resolution.fileID.kind == .directory,
+            creationDate: fresh.creationDate, volumeName: fresh.volume.name?.string)
     }
 
     /// Why a file with bytes after its bookmark data is not one bookmark file.

@@ -283,6 +283,143 @@ struct AliasFileTests {
         }
     }
 
+    /// An alias record of `legacy.txt` in folder `t` of `volume` with every tag a refresh rewrites
+    /// or drops, and one it keeps as it is (tag 21).
+    static func legacyRecord(version: UInt16, in volume: LoopVolume, mount: String, inode: UInt64, parent: UInt64)
+        throws -> AliasRecord
+    {
+        var alias = AliasRecord(version: version, kind: 0)
+        alias.volumeName = Array("Fixture".utf8)
+        alias.targetName = Array("legacy.txt".utf8)
+        alias.targetCNID = UInt32(inode)
+        alias.parentCNID = UInt32(parent)
+        alias.setTag(AliasRecord.TagNumber.folderName, Array("t".utf8))
+        alias.setTag(AliasRecord.TagNumber.cnidPath, [0, 0, 0, 2])
+        alias.setTag(AliasRecord.TagNumber.carbonPath, Array("Fixture:t:legacy.txt".utf8))
+        alias.setTag(AliasRecord.TagNumber.unicodeFileName, AliasRecord.encodeUTF16Counted("legacy.txt"))
+        alias.setTag(AliasRecord.TagNumber.posixPath, Array("/t/legacy.txt".utf8))
+        alias.setTag(AliasRecord.TagNumber.posixMountPoint, Array(mount.utf8))
+        alias.setTag(AliasRecord.TagNumber.userHomePrefixLength, [0, 7])
+        return alias
+    }
+
+    static func inode(_ path: String) throws -> UInt64 {
+        let number = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber
+        return try #require(number).uint64Value
+    }
+
+    @Test("a stale alis record file is refreshed as an alis record of the new file, its other tags kept",
+          .requiresRealVolumes, arguments: [UInt16(2), 3])
+    func refreshLegacyRecord(version: UInt16) throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let mount = try #require(volume.mountPoint?.path)
+            let tree = Tree(root: volume.path("t"))
+            try tree.file("legacy.txt")
+            let inode = try Self.inode(tree.path("legacy.txt"))
+            let alias = try Self.legacyRecord(
+                version: version, in: volume, mount: mount, inode: inode, parent: try Self.inode(tree.root))
+            let file = volume.path("legacy.alis")
+            try Data(try alias.encoded()).write(to: URL(fileURLWithPath: file))
+            // Saved atomically: a new file (a new inode) at the same path. An alias record has no
+            // volume UUID, so its target is found by path only, and a move is not followed.
+            let target = tree.path("legacy.txt")
+            let replacement = try Self.saveAtomically(target)
+
+            let refresh = try Bookmark.refreshFile(at: FilePath(file))
+            #expect(refresh.rewritten)
+            #expect(refresh.container == .aliasRecord)
+            #expect(refresh.resolution.path == FilePath(target))
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+            #expect(AliasRecord.looksLikeAliasRecord(bytes), "still an alis record, not bookmark data")
+            let written = try AliasRecord(decoding: bytes)
+            #expect(written.version == version)
+            #expect(written.posixPath?.bytes == Array("/t/legacy.txt".utf8))
+            #expect(written.posixMountPoint?.bytes == Array(mount.utf8))
+            #expect(written.targetCNID == UInt32(replacement), "the new file's ID, not \(inode)")
+            #expect(written.parentCNID == UInt32(try Self.inode(tree.root)))
+            #expect(written.unicodeFileName == "legacy.txt")
+            #expect(written.folderName == "t")
+            #expect(written.cnidPath == nil, "the old folder chain is dropped, not left wrong")
+            #expect(written.carbonPath == nil)
+            #expect(written.userHomePrefixLength == 7, "a tag the refresh does not know is kept")
+            if version == 2 { #expect(written.targetName == Array("legacy.txt".utf8)) }
+            // Read back, it is not stale; a second refresh leaves it alone.
+            let again = try Bookmark(contentsOfAliasFile: FilePath(file)).resolve()
+            #expect(again.path == FilePath(target))
+            #expect(again.changes.isEmpty, "\(again.changes)")
+            #expect(try !Bookmark.refreshFile(at: FilePath(file)).rewritten)
+            #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: file))) == bytes)
+        }
+    }
+
+    /// Replaces the file at `path` as an editor saving atomically does (a new file renamed over
+    /// it); the new inode.
+    static func saveAtomically(_ path: String) throws -> UInt64 {
+        let temporary = path + ".saving"
+        try Data("saved".utf8).write(to: URL(fileURLWithPath: temporary))
+        guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        return try inode(path)
+    }
+
+    @Test("bookmark data holding an alias record is refreshed with that record naming the new file",
+          .requiresRealVolumes)
+    func refreshEmbeddedRecord() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let mount = try #require(volume.mountPoint?.path)
+            let tree = Tree(root: volume.path("t"))
+            try tree.file("legacy.txt")
+            let alias = try Self.legacyRecord(
+                version: 2, in: volume, mount: mount, inode: try Self.inode(tree.path("legacy.txt")),
+                parent: try Self.inode(tree.root))
+            // Apple's CFURLCreateBookmarkDataFromAliasRecord: bookmark data with the record inside.
+            let file = volume.path("legacy.bookmark")
+            try Data(try Bookmark(aliasRecord: try alias.encoded()).data()).write(to: URL(fileURLWithPath: file))
+            let replacement = try Self.saveAtomically(tree.path("legacy.txt"))
+
+            let refresh = try Bookmark.refreshFile(at: FilePath(file))
+            #expect(refresh.rewritten)
+            #expect(refresh.container == .bookmarkData)
+            let bookmark = try Bookmark(data: [UInt8](try Data(contentsOf: URL(fileURLWithPath: file))))
+            #expect(bookmark.path == Array(tree.path("legacy.txt").utf8))
+            #expect(bookmark.record.fileID == Int64(replacement))
+            let embedded = try #require(try bookmark.record.embeddedAliasRecord())
+            #expect(embedded.targetCNID == UInt32(replacement), "the embedded record names the new file too")
+            #expect(embedded.posixPath?.bytes == Array("/t/legacy.txt".utf8))
+            #expect(embedded.cnidPath == nil)
+        }
+    }
+
+    @Test("mac_alias reads a refreshed v2 record: the path, name and the new file's ID",
+          .requiresRealVolumes,
+          .enabled(if: AliasPeers.macAlias, "mac_alias 2.2.3 is not installed (Tools/install-format-peers)"))
+    func macAliasReadsRefreshedRecord() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let mount = try #require(volume.mountPoint?.path)
+            let tree = Tree(root: volume.path("t"))
+            try tree.file("legacy.txt")
+            let inode = try Self.inode(tree.path("legacy.txt"))
+            let alias = try Self.legacyRecord(
+                version: 2, in: volume, mount: mount, inode: inode, parent: try Self.inode(tree.root))
+            let file = volume.path("legacy.alis")
+            try Data(try alias.encoded()).write(to: URL(fileURLWithPath: file))
+            let replacement = try Self.saveAtomically(tree.path("legacy.txt"))
+            #expect(try Bookmark.refreshFile(at: FilePath(file)).rewritten)
+
+            let helper = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("BookmarkFormatTests/Interop/mac_alias_peer.py").path
+            let out = try #require(runPeer(["python3", helper, "read-alias", file]))
+            try #require(out.status == 0, "\(out.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: out.stdout) as? [String: Any])
+            #expect(json["error"] == nil, "\(json)")
+            #expect(json["posixPath"] as? String == "/t/legacy.txt")
+            #expect(json["volumePosixPath"] as? String == mount)
+            #expect(json["filename"] as? String == "legacy.txt")
+            #expect((json["cnid"] as? Int).map(UInt64.init) == replacement, "not the old file's \(inode)")
+            #expect((json["parentCNID"] as? Int).map(UInt64.init) == (try Self.inode(tree.root)))
+            #expect(json["cnidPath"] is NSNull)
+        }
+    }
+
     @Test("mac_alias's v2 and v3 records convert to their paths and CNIDs",
           .enabled(if: AliasPeers.macAlias, "mac_alias 2.2.3 is not installed (Tools/install-format-peers)"),
           arguments: [2, 3])

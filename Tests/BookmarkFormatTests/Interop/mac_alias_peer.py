@@ -8,6 +8,8 @@
                                       object per line: the base64 bytes and the values used.
   mac_alias_peer.py alias V N SEED    the same for alias records of version V (2 or 3): mac_alias
                                       writes both, though it can read only version 2.
+  mac_alias_peer.py read-alias FILE   FILE holds one alias record (raw bytes); prints one JSON
+                                      object with what mac_alias read of it (or "error").
 
 Dates are reported as seconds since 2001-01-01 UTC (float); mac_alias keeps microseconds.
 """
@@ -118,6 +120,23 @@ def alias_records(version, n, seed):
         }, sort_keys=True))
 
 
+def read_alias(path):
+    try:
+        with open(path, "rb") as f:
+            a = mac_alias.Alias.from_bytes(f.read())
+        t, v = a.target, a.volume
+        out = {
+            "version": a.version, "kind": t.kind, "cnid": t.cnid, "parentCNID": t.folder_cnid,
+            "filename": t.filename.decode("mac_roman") if isinstance(t.filename, bytes) else t.filename,
+            "posixPath": t.posix_path, "volumePosixPath": v.posix_path,
+            "cnidPath": list(t.cnid_path) if t.cnid_path else None,
+            "carbonPath": t.carbon_path.decode("mac_roman") if t.carbon_path else None,
+        }
+    except Exception as e:  # report, do not stop: the Swift side says what failed
+        out = {"error": f"{type(e).__name__}: {e}"}
+    print(json.dumps(out, sort_keys=True))
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1] if len(sys.argv) > 1 else ""
     if cmd == "decode":
@@ -126,5 +145,7 @@ if __name__ == "__main__":
         encode(int(sys.argv[2]), int(sys.argv[3]))
     elif cmd == "alias":
         alias_records(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "read-alias":
+        read_alias(sys.argv[2])
     else:
         sys.exit(__doc__)
