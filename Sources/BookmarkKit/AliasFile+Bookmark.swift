@@ -142,21 +142,7 @@ extension Bookmark {
         guard resolution.isStale else {
             return FileRefresh(resolution: resolution, rewritten: false, container: source.container)
         }
-        var fresh = try Bookmark.create(
-            for: resolution.path, options: old.creationOptions, volumes: volumes
-        ).record
-        if let toc = source.record.document.targetTOC {
-            for entry in toc.entries where fresh[entry.key] == nil && entry.key != SignedBookmark.signatureKey {
-                fresh[entry.key] = entry.value
-            }
-        }
-        // A legacy alias record kept in the data (Apple's aliasData: the file's own record when
-        // it is one) now names the new place too, not the old.
-        let alias = try? source.record.embeddedAliasRecord()?.retargeted(to: Self.aliasTarget(resolution, fresh))
-        if let alias, let bytes = try? alias.encoded() { fresh.aliasData = bytes }
-        var bookmark = Bookmark(record: fresh)
-        bookmark.record[SignedBookmark.signatureKey] = nil
-        if let signingKey { bookmark = try signingKey.sign(bookmark) }
+        let (bookmark, alias) = try refreshed(old, resolution: resolution, signingKey: signingKey, volumes: volumes)
         var out: [UInt8]
         var attributes: [ExtendedAttribute] = []
         do {
@@ -181,6 +167,29 @@ extension Bookmark {
         if source.wasBase64 { out = Array((Data(out).base64EncodedString() + "\n").utf8) }
         try Bookmark.publish(out, at: path, attributes: attributes, mustExist: true)
         return FileRefresh(resolution: resolution, rewritten: true, container: source.container)
+    }
+
+    /// Fresh data for the object a stale bookmark resolved to: made with the old creation
+    /// options, every key of the old data that the fresh data lacks kept (unknown keys, stored
+    /// resource values) except the old signature, a legacy alias record kept in it pointed at the
+    /// object as it is now (returned too), and signed with `signingKey` when given.
+    static func refreshed(
+        _ old: Bookmark, resolution: Resolution, signingKey: SigningKey?, volumes: MountedVolumes?
+    ) throws(BookmarkError) -> (bookmark: Bookmark, alias: AliasRecord?) {
+        var fresh = try Bookmark.create(for: resolution.path, options: old.creationOptions, volumes: volumes).record
+        if let toc = old.record.document.targetTOC {
+            for entry in toc.entries where fresh[entry.key] == nil && entry.key != SignedBookmark.signatureKey {
+                fresh[entry.key] = entry.value
+            }
+        }
+        // A legacy alias record kept in the data (Apple's aliasData: the file's own record when
+        // it is one) now names the new place too, not the old.
+        let alias = try? old.record.embeddedAliasRecord()?.retargeted(to: aliasTarget(resolution, fresh))
+        if let alias, let bytes = try? alias.encoded() { fresh.aliasData = bytes }
+        var bookmark = Bookmark(record: fresh)
+        bookmark.record[SignedBookmark.signatureKey] = nil
+        if let signingKey { bookmark = try signingKey.sign(bookmark) }
+        return (bookmark, alias)
     }
 
     /// Where a refreshed alias record's target is: the resolution's path and volume, the fresh

@@ -92,7 +92,7 @@ struct StoredLibraryCommandTests {
         }
     }
 
-    @Test("resolve --stored: a broken library exits 5, a missing one 66, standard input or --refresh is a usage error")
+    @Test("resolve --stored: a broken library exits 5, a missing one 66, standard input or --verify is a usage error")
     func resolveStoredFailures() throws {
         try withLibrary { volume, library in
             let whole = try Data(contentsOf: URL(fileURLWithPath: library))
@@ -104,11 +104,40 @@ struct StoredLibraryCommandTests {
             #expect(try BookmarkTool.run(["resolve", "--stored", volume.path("missing.bm")]).status == 66)
             #expect(try BookmarkTool.run(["resolve", "--stored", volume.path("")]).status == 5, "a directory")
             #expect(try BookmarkTool.run(["resolve", "--stored", "-"]).status == 64)
-            #expect(try BookmarkTool.run(["resolve", "--stored", "--refresh", library]).status == 64)
+            #expect(try BookmarkTool.run(["resolve", "--stored", "--verify", volume.path("key"), library]).status == 64)
+            #expect(try BookmarkTool.run(["resolve", "--stored", "--refresh", cut]).status == 5, "a broken library is not rewritten")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: cut)) == whole.prefix(whole.count - 10))
             // With --keep-going the other SOURCEs are still resolved, and the worst status wins.
             let mixed = try BookmarkTool.run(["resolve", "--stored", "--keep-going", volume.path("missing.bm"), library])
             #expect(mixed.status == 66)
             #expect(mixed.stdout.split(separator: "\n").count == 3)
+        }
+    }
+
+    @Test("resolve --stored --refresh rewrites the stale bookmarks of a library in place, the others byte for byte")
+    func resolveStoredRefresh() throws {
+        try withLibrary { volume, library in
+            let before = [UInt8](try Data(contentsOf: URL(fileURLWithPath: library)))
+            let first = try BookmarkTool.run(["resolve", "--stored", "--refresh", "--json", library])
+            #expect(first.status == 0, "\(first.stderr)")
+            let records = first.stdout.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(records.map { $0["refreshed"] as? Bool } == [true, false, false])
+            #expect(records.map { $0["stale"] as? Bool } == [true, false, false], "what the old data said")
+            #expect(records.first?["path"] as? String == volume.path("a-renamed.txt"))
+            // The first bookmark is new; the other two are the bytes they were, after it.
+            let after = [UInt8](try Data(contentsOf: URL(fileURLWithPath: library)))
+            let oldFirst = Int(before[4]) | Int(before[5]) << 8 | Int(before[6]) << 16 | Int(before[7]) << 24
+            let newFirst = Int(after[4]) | Int(after[5]) << 8 | Int(after[6]) << 16 | Int(after[7]) << 24
+            #expect(Array(after[newFirst...]) == Array(before[oldFirst...]))
+            #expect(Array(after[..<newFirst]) != Array(before[..<oldFirst]))
+            // Now nothing is stale, and a second run rewrites nothing.
+            #expect(try BookmarkTool.run(["resolve", "--stored", "--strict", library]).status == 0)
+            let second = try BookmarkTool.run(["resolve", "--stored", "--refresh", "--json", library])
+            #expect(second.status == 0)
+            #expect(!second.stdout.contains("\"refreshed\":true") && !second.stdout.contains("\"refreshed\" : true"))
+            #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: library))) == after)
         }
     }
 

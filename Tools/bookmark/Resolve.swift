@@ -53,7 +53,7 @@ extension BookmarkCommand {
         var catalogs: [String] = []
 
         @Flag(
-            help: "Each SOURCE holds bookmarks stored back to back (a library file, as Bookmark.resolveAll(storedIn:) reads it): one output record per bookmark, in file order, all resolved in one batch.")
+            help: "Each SOURCE holds bookmarks stored back to back (a library file, as Bookmark.resolveAll(storedIn:) reads it): one output record per bookmark, in file order, all resolved in one batch. With --refresh the stale ones are rewritten in one atomic replacement of the file.")
         var stored = false
 
         @OptionGroup var batch: BatchOptions
@@ -67,8 +67,8 @@ extension BookmarkCommand {
             if !within.isEmpty && keyFile == nil { throw ValidationError("--within needs --verify") }
             if refresh && keyFile != nil { throw ValidationError("--refresh cannot re-sign; use `bookmark refresh --sign KEYFILE`") }
             if sources.isEmpty && batch.filesFrom == nil { throw ValidationError("give a SOURCE, or --files-from") }
-            if stored && (refresh || keyFile != nil || sources.contains("-")) {
-                throw ValidationError("--stored takes library files, and cannot be combined with --refresh, --verify or -")
+            if stored && (keyFile != nil || sources.contains("-")) {
+                throw ValidationError("--stored takes library files, and cannot be combined with --verify or -")
             }
             if sources.contains("-") && (batch.isBatch(sources)) {
                 throw ValidationError("- (a bookmark on standard input) is for a single SOURCE; use --files-from for many")
@@ -230,8 +230,13 @@ struct ResolveRun {
         var statuses: [ExitStatus] = []
         sources: for source in inputs {
             let results: [Result<Resolution, BookmarkError>]
+            var refreshed: Set<Int> = []
+            var notRefreshed: [Int: BookmarkError] = [:]
             switch storedResults(source) {
-            case .success(let resolved): results = resolved
+            case .success(let outcome):
+                results = outcome.results
+                refreshed = Set(outcome.refreshed)
+                notRefreshed = outcome.notRefreshed
             case .failure(let failed):
                 // The SOURCE itself: one record in JSON (no `record`), nothing on plain stdout.
                 if json { try Output.jsonLine(ResolveRecordJSON.failed(failed.json, status: failed.status, source: source)) }
@@ -243,9 +248,13 @@ struct ResolveRun {
                 var record: ResolveRecordJSON
                 switch result {
                 case .success(let resolution):
-                    record = .resolved(resolution, refreshed: false, readOnly: nil, source: source)
+                    record = .resolved(resolution, refreshed: refreshed.contains(index), readOnly: nil, source: source)
                     if !json { Output.record(PathBytes(resolution.path).bytes, terminator: terminator) }
                     if strict && resolution.isStale { status = .stale }
+                    // Resolved, but its fresh data could not be made: said, and it counts as failed.
+                    if let error = notRefreshed[index] {
+                        status = Output.fail(error, path: "\(source.escaped) (bookmark \(index), not refreshed)")
+                    }
                 case .failure(let error):
                     status = Output.fail(error, path: "\(source.escaped) (bookmark \(index))")
                     record = .failed(ResolveFailureJSON(error), status: status, source: source)
@@ -263,15 +272,16 @@ struct ResolveRun {
         if worst != .success { throw worst.exitCode }
     }
 
-    /// Every bookmark of one library file resolved, or why the file could not be (said on stderr).
-    private func storedResults(_ source: PathBytes)
-        -> Result<[Result<Resolution, BookmarkError>], StoredFailure>
-    {
+    /// Every bookmark of one library file resolved (and with `--refresh` the stale ones rewritten:
+    /// `Bookmark.refreshAll(storedIn:)`), or why the file could not be (said on stderr).
+    private func storedResults(_ source: PathBytes) -> Result<StoredRefresh, StoredFailure> {
         if let status = SourceInput.checkStored(source, volumeTimeout: volumeTimeout) {
             return .failure(StoredFailure(status: status, json: ResolveFailureJSON(status: status)))
         }
         do {
-            return .success(try Bookmark.resolveAll(storedIn: source.filePath, options: options))
+            if refresh { return .success(try Bookmark.refreshAll(storedIn: source.filePath, options: options)) }
+            let results = try Bookmark.resolveAll(storedIn: source.filePath, options: options)
+            return .success(StoredRefresh(results: results))
         } catch {
             return .failure(StoredFailure(status: Output.fail(error, path: source.escaped), json: ResolveFailureJSON(error)))
         }

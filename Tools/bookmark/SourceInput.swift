@@ -153,7 +153,7 @@ enum SourceInput {
                 if let count = decoded.storedBookmarkCount {
                     Output.error(
                         "\(source.escaped): holds \(count) bookmarks stored back to back (a library file), not one: "
-                            + "resolve them all with `bookmark resolve --stored`")
+                            + "resolve them all with `bookmark resolve --stored` (add --refresh to rewrite the stale ones)")
                 } else {
                     Output.error(
                         "\(source.escaped): corrupt bookmark data: \(decoded.trailingByteCount) bytes follow the bookmark data")

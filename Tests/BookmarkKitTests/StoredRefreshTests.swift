@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+import BookmarkFormat
+import BookmarkKit
+import Foundation
+import SecureFiles
+import Synchronization
+import SystemPackage
+import Testing
+import VolumeFixtures
+
+/// A library file's stale bookmarks rewritten in place (`Bookmark.refreshAll(storedIn:)`), on a
+/// real volume, with the library of ``StoredBatchTests`` (moves near and far, deletions, atomic
+/// saves).
+@Suite("Refreshing a library file", .serialized, .requiresRealVolumes)
+struct StoredRefreshTests {
+    /// The records of a library file, split by the lengths their headers give.
+    static func records(_ bytes: [UInt8]) -> [[UInt8]] {
+        var out: [[UInt8]] = []
+        var at = 0
+        while at + 8 <= bytes.count {
+            let length = (0..<4).reduce(0) { $0 | Int(bytes[at + 4 + $1]) << (8 * $1) }
+            guard length >= 8, at + length <= bytes.count else { break }
+            out.append(Array(bytes[at..<at + length]))
+            at += length
+        }
+        return out
+    }
+
+    static func contents(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+    @Test("only the stale bookmarks are rewritten, fresh and signed; every other record stays byte for byte; the mode is kept")
+    func refreshesStaleOnly() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let (_, data, file) = try StoredBatchTests.library(on: volume, folders: 4, files: 120)
+            try Shell.check(["chmod", "0640", file])
+            let before = try Bookmark.resolveAll(storedIn: FilePath(file))
+            let stale = before.indices.filter { (try? before[$0].get())?.isStale == true }
+            try #require(stale.count > 40, "the library has moved files")
+            let key = SigningKey(bytes: (0..<32).map { UInt8($0) })
+
+            let refresh = try Bookmark.refreshAll(storedIn: FilePath(file), signingKey: key)
+            #expect(refresh.refreshed == stale)
+            #expect(refresh.notRefreshed.isEmpty)
+            #expect(refresh.results.map(StoredBatchTests.Outcome.init) == before.map(StoredBatchTests.Outcome.init))
+
+            let records = Self.records(try Self.contents(file))
+            try #require(records.count == data.count)
+            for (index, record) in records.enumerated() {
+                if stale.contains(index) {
+                    let fresh = try Bookmark(data: record)
+                    let resolution = try fresh.resolve()
+                    #expect(!resolution.isStale, "record \(index): \(resolution.changes)")
+                    #expect(resolution.path == (try before[index].get()).path)
+                    _ = try key.verify(record)
+                } else {
+                    #expect(record == data[index], "record \(index) was not stale and must not change")
+                }
+            }
+            let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(mode == 0o640)
+
+            // Nothing is stale now; a second refresh does not replace the file.
+            let inode = try FileManager.default.attributesOfItem(atPath: file)[.systemFileNumber] as? Int
+            let again = try Bookmark.refreshAll(storedIn: FilePath(file))
+            #expect(!again.rewritten)
+            #expect(again.results.allSatisfy { (try? $0.get())?.isStale != true })
+            #expect(try FileManager.default.attributesOfItem(atPath: file)[.systemFileNumber] as? Int == inode)
+        }
+    }
+
+    @Test("a library that another writer appends to while it is refreshed is left as that writer left it")
+    func concurrentAppendIsKept() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let (tree, _, file) = try StoredBatchTests.library(on: volume, folders: 2, files: 60)
+            try tree.file("late.txt")
+            let late = try Bookmark.create(for: FilePath(tree.path("late.txt"))).data()
+            let original = try Self.contents(file)
+            // The progress callback runs during the batch: the other writer appends there, once.
+            let appended = Mutex(false)
+            do throws(BookmarkError) {
+                _ = try Bookmark.refreshAll(storedIn: FilePath(file)) { _ in
+                    let first = appended.withLock { done in
+                        defer { done = true }
+                        return !done
+                    }
+                    guard first, let handle = FileHandle(forWritingAtPath: file) else { return }
+                    handle.seekToEndOfFile()
+                    handle.write(Data(late))
+                    handle.closeFile()
+                }
+                Issue.record("a library changed while it was refreshed was rewritten")
+            } catch {
+                #expect(error.code == .fileSystem)
+                #expect(error.message.contains("changed while"), "\(error.message)")
+            }
+            #expect(try Self.contents(file) == original + late, "the other writer's record is kept")
+        }
+    }
+
+    @Test("a symlink, a directory or a broken library is refused, and nothing is written")
+    func refusals() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let (tree, _, file) = try StoredBatchTests.library(on: volume, folders: 1, files: 20)
+            let original = try Self.contents(file)
+            let link = volume.path("link.bookmarks")
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+            let cut = volume.path("cut.bookmarks")
+            try Data(original.prefix(original.count - 3)).write(to: URL(fileURLWithPath: cut))
+            for (path, code) in [(link, BookmarkError.Code.fileSystem), (tree.root, .fileSystem), (cut, .corruptData)] {
+                do throws(BookmarkError) {
+                    _ = try Bookmark.refreshAll(storedIn: FilePath(path))
+                    Issue.record("\(path) was refreshed")
+                } catch {
+                    #expect(error.code == code, "\(path): \(error)")
+                }
+            }
+            #expect(try Self.contents(file) == original)
+            #expect(try Self.contents(cut) == Array(original.prefix(original.count - 3)))
+        }
+    }
+}
