@@ -141,6 +141,34 @@ struct StoredLibraryCommandTests {
         }
     }
 
+    @Test("as uid 65534 (setpriv): its own library is refreshed, the moved file found by the walk; root's is refused with 13 and untouched",
+          .requiresUnprivilegedUser)
+    func resolveStoredRefreshUnprivileged() throws {
+        try withLibrary { volume, library in
+            // A folder the user owns, holding a copy of the library that it owns.
+            let folder = volume.path("user")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            let own = folder + "/library.bm"
+            try FileManager.default.copyItem(atPath: library, toPath: own)
+            try Shell.check(["chown", "-R", "65534:65534", folder])
+            let before = try Data(contentsOf: URL(fileURLWithPath: library))
+            let refused = try BookmarkTool.runUnprivileged(["resolve", "--stored", "--refresh", library])
+            #expect(refused.status == 13, "\(refused.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: library)) == before)
+
+            let result = try BookmarkTool.runUnprivileged(["resolve", "--stored", "--refresh", "--json", own])
+            #expect(result.status == 0, "\(result.stderr)")
+            let records = result.stdout.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(records.map { $0["refreshed"] as? Bool } == [true, false, false])
+            #expect(records.first?["matchedBy"] as? String == "search", "no handles without CAP_DAC_READ_SEARCH")
+            let owner = try FileManager.default.attributesOfItem(atPath: own)[.ownerAccountID] as? Int
+            #expect(owner == 65534)
+            #expect(try BookmarkTool.runUnprivileged(["resolve", "--stored", "--strict", own]).status == 0)
+        }
+    }
+
     @Test("records are held back in large writes when stdout is not a terminal, and stay in order with stderr in one file")
     func heldBackOutput() throws {
         let tool = try #require(BookmarkTool.path, "bookmark is built with the tests")
