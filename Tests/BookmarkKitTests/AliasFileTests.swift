@@ -283,11 +283,21 @@ struct AliasFileTests {
         }
     }
 
-    /// An alias record of `legacy.txt` in folder `t` of `volume` with every tag a refresh rewrites
-    /// or drops, and one it keeps as it is (tag 21).
-    static func legacyRecord(version: UInt16, in volume: LoopVolume, mount: String, inode: UInt64, parent: UInt64)
-        throws -> AliasRecord
-    {
+    /// Runs `body` on a volume holding `t/legacy.txt` with an alias record of it (the file's
+    /// inode as its CNID) that has every tag a refresh rewrites or drops, and one it keeps as it is
+    /// (tag 21); also the file's inode.
+    static func withLegacyRecord(version: UInt16, _ body: (LoopVolume, Tree, AliasRecord, UInt64) throws -> Void) throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let mount = try #require(volume.mountPoint?.path)
+            let tree = Tree(root: volume.path("t"))
+            try tree.file("legacy.txt")
+            let inode = try Self.inode(tree.path("legacy.txt"))
+            let alias = Self.legacyRecord(version: version, mount: mount, inode: inode, parent: try Self.inode(tree.root))
+            try body(volume, tree, alias, inode)
+        }
+    }
+
+    static func legacyRecord(version: UInt16, mount: String, inode: UInt64, parent: UInt64) -> AliasRecord {
         var alias = AliasRecord(version: version, kind: 0)
         alias.volumeName = Array("Fixture".utf8)
         alias.targetName = Array("legacy.txt".utf8)
@@ -311,13 +321,8 @@ struct AliasFileTests {
     @Test("a stale alis record file is refreshed as an alis record of the new file, its other tags kept",
           .requiresRealVolumes, arguments: [UInt16(2), 3])
     func refreshLegacyRecord(version: UInt16) throws {
-        try LoopVolume.withVolume(.ext4) { volume in
+        try Self.withLegacyRecord(version: version) { volume, tree, alias, inode in
             let mount = try #require(volume.mountPoint?.path)
-            let tree = Tree(root: volume.path("t"))
-            try tree.file("legacy.txt")
-            let inode = try Self.inode(tree.path("legacy.txt"))
-            let alias = try Self.legacyRecord(
-                version: version, in: volume, mount: mount, inode: inode, parent: try Self.inode(tree.root))
             let file = volume.path("legacy.alis")
             try Data(try alias.encoded()).write(to: URL(fileURLWithPath: file))
             // Saved atomically: a new file (a new inode) at the same path. An alias record has no
@@ -364,13 +369,7 @@ struct AliasFileTests {
     @Test("bookmark data holding an alias record is refreshed with that record naming the new file",
           .requiresRealVolumes)
     func refreshEmbeddedRecord() throws {
-        try LoopVolume.withVolume(.ext4) { volume in
-            let mount = try #require(volume.mountPoint?.path)
-            let tree = Tree(root: volume.path("t"))
-            try tree.file("legacy.txt")
-            let alias = try Self.legacyRecord(
-                version: 2, in: volume, mount: mount, inode: try Self.inode(tree.path("legacy.txt")),
-                parent: try Self.inode(tree.root))
+        try Self.withLegacyRecord(version: 2) { volume, tree, alias, _ in
             // Apple's CFURLCreateBookmarkDataFromAliasRecord: bookmark data with the record inside.
             let file = volume.path("legacy.bookmark")
             try Data(try Bookmark(aliasRecord: try alias.encoded()).data()).write(to: URL(fileURLWithPath: file))
@@ -393,13 +392,8 @@ struct AliasFileTests {
           .requiresRealVolumes,
           .enabled(if: AliasPeers.macAlias, "mac_alias 2.2.3 is not installed (Tools/install-format-peers)"))
     func macAliasReadsRefreshedRecord() throws {
-        try LoopVolume.withVolume(.ext4) { volume in
+        try Self.withLegacyRecord(version: 2) { volume, tree, alias, inode in
             let mount = try #require(volume.mountPoint?.path)
-            let tree = Tree(root: volume.path("t"))
-            try tree.file("legacy.txt")
-            let inode = try Self.inode(tree.path("legacy.txt"))
-            let alias = try Self.legacyRecord(
-                version: 2, in: volume, mount: mount, inode: inode, parent: try Self.inode(tree.root))
             let file = volume.path("legacy.alis")
             try Data(try alias.encoded()).write(to: URL(fileURLWithPath: file))
             let replacement = try Self.saveAtomically(tree.path("legacy.txt"))
