@@ -68,7 +68,7 @@ extension Bookmark {
             if case .success(let resolution) = results[$0] { return resolution.isStale }
             return false
         }
-        var refresh = StoredRefresh(results: results, refreshed: [], notRefreshed: [:])
+        var refresh = StoredRefresh(results: results)
         guard !stale.isEmpty else { return refresh }
 
         // The file read again, record by record: the stale ones replaced, the rest copied.
@@ -115,9 +115,19 @@ extension Bookmark {
         }
     }
 
-    /// What tells a library file's content changed: its identity, size and modification and
-    /// change times (`statx`, the name not followed). A name that is not a regular file is refused.
-    private static func libraryState(_ path: FilePath) throws(BookmarkError) -> [UInt64] {
+    /// What tells that a library file's content changed: its identity, size and modification and
+    /// change times.
+    private struct LibraryState: Equatable {
+        var device: DeviceNumber
+        var inode: UInt64
+        var size: UInt64
+        var modified: Timestamp
+        var changed: Timestamp
+    }
+
+    /// The ``LibraryState`` of the file at `path` (`statx`, the name not followed). A name that is
+    /// not a regular file is refused.
+    private static func libraryState(_ path: FilePath) throws(BookmarkError) -> LibraryState {
         let bytes = PathBytes(path).bytes
         switch FileStatus.lookup(pathBytes: bytes, followSymlinks: false) {
         case .failure(let errno):
@@ -128,11 +138,9 @@ extension Bookmark {
                     .fileSystem, "\(PathBytes(path).escaped) is not a regular file (a library file is rewritten in place)",
                     lastKnownPath: bytes)
             }
-            return [
-                UInt64(status.device.major), UInt64(status.device.minor), status.inode, status.size,
-                UInt64(bitPattern: status.modificationTime.seconds), UInt64(status.modificationTime.nanoseconds),
-                UInt64(bitPattern: status.changeTime.seconds), UInt64(status.changeTime.nanoseconds),
-            ]
+            return LibraryState(
+                device: status.device, inode: status.inode, size: status.size, modified: status.modificationTime,
+                changed: status.changeTime)
         }
     }
 }

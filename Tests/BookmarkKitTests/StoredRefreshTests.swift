@@ -97,6 +97,34 @@ struct StoredRefreshTests {
         }
     }
 
+    @Test("a stale bookmark whose object is gone before its fresh data is made is reported and kept as it was")
+    func vanishedBeforeRefresh() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let tree = Tree(root: volume.path("lib"))
+            for name in ["a", "b"] { try tree.file("\(name).txt") }
+            let file = volume.path("library.bookmarks")
+            let library = try Bookmark.create(for: FilePath(tree.path("a.txt"))).data()
+                + (try Bookmark.create(for: FilePath(tree.path("b.txt"))).data())
+            try Data(library).write(to: URL(fileURLWithPath: file))
+            try tree.move("a.txt", "a-renamed.txt")
+            // Once the batch has found it (stale), the file goes: its fresh data cannot be made.
+            let removed = Mutex(false)
+            let gone = tree.path("a-renamed.txt")
+            let refresh = try Bookmark.refreshAll(storedIn: FilePath(file)) { _ in
+                let first = removed.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { try? FileManager.default.removeItem(atPath: gone) }
+            }
+            #expect((try refresh.results[0].get()).isStale)
+            #expect(refresh.refreshed.isEmpty)
+            #expect(refresh.notRefreshed[0]?.code == .notFound, "\(refresh.notRefreshed)")
+            #expect(!refresh.rewritten)
+            #expect(try Self.contents(file) == library, "nothing refreshed, nothing written")
+        }
+    }
+
     @Test("a symlink, a directory or a broken library is refused, and nothing is written")
     func refusals() throws {
         try LoopVolume.withVolume(.ext4) { volume in
