@@ -42,9 +42,10 @@ extension Bookmark {
     /// see the old file or the new one, and after a crash one of the two survives), keeping its
     /// permission bits, and only when something was stale.
     ///
-    /// The new file is built in memory: a library of `n` bytes needs about `n` bytes more while it
-    /// is written. When the file changes while this runs (another writer appended to it, say), it
-    /// is left as it is and the call throws, so that no change of the other writer is lost.
+    /// Only the fresh data is held in memory: the new file is written as the old one is read again
+    /// (`Directory.replace(_:options:writing:)`). When the file changes while this runs (another
+    /// writer appended to it, say), it is left as it is and the call throws, so that no change of
+    /// the other writer is lost.
     ///
     /// - Parameters:
     ///   - path: The library file.
@@ -71,38 +72,93 @@ extension Bookmark {
         var refresh = StoredRefresh(results: results)
         guard !stale.isEmpty else { return refresh }
 
-        // The file read again, record by record: the stale ones replaced, the rest copied.
-        var reader = try StoredBookmarkReader(path: path)
-        defer { reader.close() }
-        var out: [UInt8] = []
-        out.reserveCapacity(reader.fileSize + stale.count * 64)
+        // The file read again, record by record: fresh data made for each stale one (only these
+        // are held), where it lies in the file noted.
+        var replacements: [Replacement] = []
         var place = 0
         var nextStale = 0
-        while try reader.nextRecords(max: 4096, { records in
-            for record in records {
-                defer { place += 1 }
-                if nextStale < stale.count, stale[nextStale] == place {
+        do {
+            var reader = try StoredBookmarkReader(path: path)
+            defer { reader.close() }
+            while try reader.nextRecords(max: 4096, { records in
+                for record in records {
+                    defer { place += 1 }
+                    guard nextStale < stale.count, stale[nextStale] == place else { continue }
                     nextStale += 1
-                    if case .success(let resolution) = results[place] {
-                        switch freshData(Array(record.bytes), resolution: resolution, signingKey: signingKey, volumes: table) {
-                        case .success(let bytes):
-                            out += bytes
-                            refresh.refreshed.append(place)
-                            continue
-                        case .failure(let error): refresh.notRefreshed[place] = error
-                        }
+                    guard case .success(let resolution) = results[place] else { continue }
+                    switch freshData(Array(record.bytes), resolution: resolution, signingKey: signingKey, volumes: table) {
+                    case .success(let bytes):
+                        replacements.append(Replacement(offset: record.offset, length: record.bytes.count, bytes: bytes))
+                        refresh.refreshed.append(place)
+                    case .failure(let error): refresh.notRefreshed[place] = error
                     }
                 }
-                out.append(contentsOf: record.bytes)
-            }
-        }) {}
-        guard place == results.count, try libraryState(path) == before else {
-            throw BookmarkError(
-                .fileSystem, "\(PathBytes(path).escaped) changed while its bookmarks were refreshed; it is left as it is",
-                lastKnownPath: pathBytes)
+            }) {}
         }
-        if refresh.rewritten { _ = try publish(out, at: path, mustExist: true) }
+        guard place == results.count, try libraryState(path) == before else { throw changed(path) }
+        guard refresh.rewritten else { return refresh }
+
+        // The new file written as the old one is read again: the bytes between the stale records
+        // copied, theirs replaced. The old file must still be what was read when the copy ends.
+        let source: OwnedDescriptor
+        do {
+            source = try Directory.current.open(path, options: [.readOnly, .nonBlocking])
+        } catch {
+            throw BookmarkError(error, lastKnownPath: pathBytes)
+        }
+        defer { try? source.close() }
+        let moved = AtomicFlag()
+        let size = Int(clamping: before.size)
+        let pieces = replacements
+        do throws(BookmarkError) {
+            // On a FUSE or network volume: 2 s, and one more per 16 MiB written.
+            let timeout = Duration.seconds(2 + size / (16 << 20))
+            try publish(at: path, timeout: timeout) { writer throws(FileSystemError) in
+                var cursor = 0
+                for replacement in pieces {
+                    try copy(source, from: cursor, to: replacement.offset, into: writer, path: path)
+                    try writer.write(replacement.bytes)
+                    cursor = replacement.offset + replacement.length
+                }
+                try copy(source, from: cursor, to: size, into: writer, path: path)
+                if (try? libraryState(path)) != before {
+                    moved.set()
+                    throw FileSystemError(syscall: "statx", errno: .resourceBusy, path: path)
+                }
+            }
+        } catch {
+            if moved.value { throw changed(path) }
+            throw error
+        }
         return refresh
+    }
+
+    /// A stale bookmark's place in a library file, and its fresh data.
+    private struct Replacement: Sendable {
+        var offset: Int
+        var length: Int
+        var bytes: [UInt8]
+    }
+
+    /// Writes bytes `start..<end` of `source` to `writer`, 4 MiB at a time (`pread`).
+    private static func copy(
+        _ source: OwnedDescriptor, from start: Int, to end: Int, into writer: ContentWriter, path: FilePath
+    ) throws(FileSystemError) {
+        var offset = start
+        while offset < end {
+            let chunk = try source.read(count: min(4 << 20, end - offset), at: offset)
+            // Shorter than it was: another writer cut it. The new file would be torn.
+            guard !chunk.isEmpty else { throw FileSystemError(syscall: "pread", errno: .ioError, path: path) }
+            try writer.write(chunk)
+            offset += chunk.count
+        }
+    }
+
+    /// The error of a library file that another writer changed while it was refreshed.
+    private static func changed(_ path: FilePath) -> BookmarkError {
+        BookmarkError(
+            .fileSystem, "\(PathBytes(path).escaped) changed while its bookmarks were refreshed; it is left as it is",
+            lastKnownPath: PathBytes(path).bytes)
     }
 
     /// Fresh data for the stale bookmark stored as `bytes`, which resolved as `resolution`.
@@ -117,7 +173,7 @@ extension Bookmark {
 
     /// What tells that a library file's content changed: its identity, size and modification and
     /// change times.
-    private struct LibraryState: Equatable {
+    private struct LibraryState: Equatable, Sendable {
         var device: DeviceNumber
         var inode: UInt64
         var size: UInt64

@@ -48,6 +48,26 @@ extension Bookmark {
         }
     }
 
+    /// ``publish(_:at:attributes:permissions:mustExist:)`` for contents written a piece at a time
+    /// (`Directory.replace(_:options:writing:)`): an existing file is replaced and keeps its mode.
+    /// On a FUSE or network volume the write is watched for `timeout`.
+    @discardableResult
+    static func publish(
+        at path: FilePath, timeout: Duration, writing produce: @escaping @Sendable (ContentWriter) throws(FileSystemError) -> Void
+    ) throws(BookmarkError) -> ReplaceOutcome {
+        let options = ReplaceOptions(permissions: .keepExisting(otherwise: [.ownerReadWrite]), mustExist: true)
+        let bytesOfPath = PathBytes(path).bytes
+        let table = try mountedVolumes(nil, lastKnownPath: bytesOfPath)
+        return try VolumeGuard.run(touching: bytesOfPath, volumes: table, timeout: timeout) {
+            () throws(BookmarkError) -> ReplaceOutcome in
+            do throws(FileSystemError) {
+                return try Directory.current.replace(path, options: options, writing: produce)
+            } catch {
+                throw BookmarkError(error, lastKnownPath: bytesOfPath)
+            }
+        }
+    }
+
     /// Reads a regular file of at most the decoder's input limit (bookmark data, alias files).
     static func readSmallFile(_ path: FilePath) throws(BookmarkError) -> [UInt8] {
         let table = try mountedVolumes(nil, lastKnownPath: PathBytes(path).bytes)

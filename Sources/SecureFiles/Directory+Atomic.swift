@@ -109,7 +109,7 @@ extension Directory {
             let bytes = PathBytes(path).bytes
             Audit.intent("Directory.publish", bytes, ["mode": octal(permissions.rawValue), "bytes": String(contents.count)])
             let (parent, name) = try prepareWrite(bytes, permissions: permissions.rawValue)
-            let content = Content(bytes: contents, permissions: permissions.rawValue, attributes: [], skipsUnsupported: false)
+            let content = Content(body: .bytes(contents), permissions: permissions.rawValue, attributes: [], skipsUnsupported: false)
             sweepLeftovers(in: parent, path: bytes)
             let dirfd = try parent.raw("openat")
             switch Sys.openat(dirfd, ".", LinuxFlags.tmpfile | O_RDWR | O_CLOEXEC, 0o600) {
@@ -162,9 +162,35 @@ extension Directory {
     public func replace(_ path: FilePath, contents: [UInt8], options: ReplaceOptions = ReplaceOptions())
         throws(FileSystemError) -> ReplaceOutcome
     {
+        try replace(path, body: .bytes(contents), size: String(contents.count), options: options)
+    }
+
+    /// ``replace(_:contents:options:)`` for contents written a piece at a time: `produce` writes
+    /// the new file through the ``ContentWriter`` it is given, so contents larger than memory, or
+    /// made while they are written, never need to be held whole. If `produce` throws, the
+    /// temporary file is removed, the old file is untouched, and the error is rethrown.
+    ///
+    /// - Parameters:
+    ///   - path: The file; its parent is resolved by the root's policy.
+    ///   - options: As for ``replace(_:contents:options:)``.
+    ///   - produce: Writes the contents, in order; called once, before the new file is synced,
+    ///     given its permissions and linked.
+    /// - Returns: The identities of the replaced and the new file, and any skipped attributes.
+    /// - Throws: ``FileSystemError``: as ``replace(_:contents:options:)``, or what `produce` threw.
+    @discardableResult
+    public func replace(
+        _ path: FilePath, options: ReplaceOptions = ReplaceOptions(),
+        writing produce: @escaping (ContentWriter) throws(FileSystemError) -> Void
+    ) throws(FileSystemError) -> ReplaceOutcome {
+        try replace(path, body: .produced(produce), size: "streamed", options: options)
+    }
+
+    private func replace(_ path: FilePath, body: Content.Body, size: String, options: ReplaceOptions)
+        throws(FileSystemError) -> ReplaceOutcome
+    {
         try scoped { () throws(FileSystemError) -> ReplaceOutcome in
             let bytes = PathBytes(path).bytes
-            Audit.intent("Directory.replace", bytes, ["options": options.auditDescription, "bytes": String(contents.count)])
+            Audit.intent("Directory.replace", bytes, ["options": options.auditDescription, "bytes": size])
             if case .exactly(let permissions) = options.permissions { try checkMode(permissions.rawValue, allowed: 0o777, path: bytes) }
             let (parent, name) = try prepareWrite(bytes, permissions: nil)
             let existing = try existingEntry(name, in: parent, path: bytes)
@@ -181,7 +207,7 @@ extension Directory {
                 permissions = existing.map { $0.permissions & 0o777 } ?? (otherwise.rawValue & 0o777)
             }
             let content = Content(
-                bytes: contents, permissions: permissions, attributes: options.extendedAttributes,
+                body: body, permissions: permissions, attributes: options.extendedAttributes,
                 skipsUnsupported: options.skipsUnsupportedAttributes)
             sweepLeftovers(in: parent, path: bytes)
             let (temporary, temporaryName, unsupported) = try writeTemporary(content, in: parent, for: name, path: bytes)
@@ -231,7 +257,13 @@ extension Directory {
 
     /// What a writer puts in a new file before it becomes visible.
     private struct Content {
-        var bytes: [UInt8]
+        /// The contents, whole or written by the caller.
+        enum Body {
+            case bytes([UInt8])
+            case produced((ContentWriter) throws(FileSystemError) -> Void)
+        }
+
+        var body: Body
         var permissions: UInt32
         var attributes: [ExtendedAttribute]
         var skipsUnsupported: Bool
@@ -322,13 +354,10 @@ extension Directory {
     /// Writes the bytes, sets the attributes and the exact mode, then `fsync`: the file is
     /// complete on disk before any name points at it. Returns the attributes skipped as unsupported.
     private func fill(_ fd: OwnedDescriptor, _ content: Content, path: [UInt8]) throws(FileSystemError) -> [String] {
-        var offset = 0
-        while offset < content.bytes.count {
-            let written = try fd.using("write") { raw in
-                content.bytes[offset...].withUnsafeBytes { Sys.write(raw, $0) }
-            }
-            if written <= 0 { throw FileSystemError(syscall: "write", errno: .ioError, path: FilePath(bytes: path)) }
-            offset += written
+        let writer = ContentWriter(file: fd, path: path)
+        switch content.body {
+        case .bytes(let bytes): try writer.write(bytes)
+        case .produced(let produce): try produce(writer)
         }
         var unsupported: [String] = []
         for attribute in content.attributes {
@@ -415,5 +444,31 @@ extension ReplaceOptions {
         if mustExist { parts.append("mustExist") }
         if replacesOnlyRegularFiles { parts.append("regularOnly") }
         return parts.joined(separator: " ")
+    }
+}
+
+/// Writes a new file's contents a piece at a time, for ``Directory/replace(_:options:writing:)``:
+/// only valid during that call.
+public struct ContentWriter {
+    let file: OwnedDescriptor
+    let path: [UInt8]
+
+    /// Appends `bytes` to the new file.
+    ///
+    /// The corresponding C function is `write`, called until every byte is written.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(FileSystemError) {
+        var offset = 0
+        while offset < bytes.count {
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+            let written = try file.using("write") { raw in Sys.write(raw, rest) }
+            if written <= 0 { throw FileSystemError(syscall: "write", errno: .ioError, path: FilePath(bytes: path)) }
+            offset += written
+        }
+    }
+
+    /// Appends `bytes` to the new file.
+    public func write(_ bytes: [UInt8]) throws(FileSystemError) {
+        let result = bytes.withUnsafeBytes { buffer in Result { () throws(FileSystemError) in try write(buffer) } }
+        try result.get()
     }
 }

@@ -301,6 +301,37 @@ struct CreationTests {
         }
     }
 
+    @Test("atomic replace written a piece at a time: the pieces in order, the mode kept; a producer that throws leaves the old file and no temporary", arguments: kinds)
+    func replaceWriting(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let base = volume.path("root")
+            try TreeFixture.makeFile(base, Array("library".utf8), contents: Array("old".utf8))
+            _ = chmod(base + "/library", 0o640)
+            let root = try Directory(opening: FilePath(base))
+            let keep = ReplaceOptions(permissions: .keepExisting(otherwise: [.ownerReadWrite]), mustExist: true)
+            // A megabyte in 64 KiB pieces, each filled with its own number.
+            let outcome = try root.replace("library", options: keep) { writer throws(FileSystemError) in
+                for piece in 0..<16 { try writer.write([UInt8](repeating: UInt8(piece), count: 65_536)) }
+            }
+            let written = try [UInt8](Data(contentsOf: URL(fileURLWithPath: base + "/library")))
+            #expect(written.count == 16 * 65_536)
+            #expect((0..<16).allSatisfy { piece in written[piece * 65_536..<(piece + 1) * 65_536].allSatisfy { $0 == UInt8(piece) } })
+            #expect(permissions(base + "/library") == 0o640)
+            #expect(outcome.replaced != nil)
+            // A producer that fails half way: the old file as it was, nothing left behind.
+            let failure = try #require(throws: FileSystemError.self) {
+                try root.replace("library", options: keep) { writer throws(FileSystemError) in
+                    try writer.write(Array("partial".utf8))
+                    throw FileSystemError(syscall: "pread", errno: .ioError, path: "source")
+                }
+            }
+            #expect(failure.syscall == "pread")
+            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: base + "/library"))) == written)
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: base).filter { $0.contains(".tmp-") }
+            #expect(leftovers.isEmpty, "\(leftovers)")
+        }
+    }
+
     @Test("renameat2: no-replace onto a dangling symlink is EEXIST, exchange swaps, exchange with a missing peer is ENOENT", arguments: kinds)
     func rename(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in
