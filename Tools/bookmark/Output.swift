@@ -117,7 +117,9 @@ enum Output {
     static func fail(_ error: any Error, path: String?) -> ExitStatus {
         let prefix = path.map { "\($0): " } ?? ""
         if let error = error as? BookmarkError {
-            self.error(prefix + error.description)
+            // A message that starts with the path already (a library file's framing) is not
+            // prefixed with it once more.
+            self.error((path.map { error.message.hasPrefix($0) } == true ? "" : prefix) + error.description)
             switch error.code {
             case .notFound: return .notFound
             case .volumeNotMounted: return .volumeNotMounted
