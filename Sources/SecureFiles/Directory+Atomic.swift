@@ -449,7 +449,7 @@ extension ReplaceOptions {
 
 /// Writes a new file's contents a piece at a time, for ``Directory/replace(_:options:writing:)``:
 /// only valid during that call.
-public struct ContentWriter {
+public struct ContentWriter: Sendable {
     let file: OwnedDescriptor
     let path: [UInt8]
 
