@@ -153,8 +153,10 @@ extension Directory {
     ///
     /// Implementation details: the temporary files of writers that are gone are removed first
     /// (see `TemporaryName`); `statx(parent, name, AT_SYMLINK_NOFOLLOW)` of what is there; an
-    /// unnamed `O_TMPFILE` in the same directory, written, `fsetxattr` for each attribute, `fchmod`
-    /// to the chosen bits, `fsync`, `linkat` to a temporary name that carries this process's pid
+    /// unnamed `O_TMPFILE` in the same directory, written, `fsetxattr` for each attribute, `fchown`
+    /// to the replaced file's owner and group where the caller may (root refreshing a user's file
+    /// leaves it the user's; otherwise the new file is the caller's, as any new file), `fchmod` to
+    /// the chosen bits, `fsync`, `linkat` to a temporary name that carries this process's pid
     /// and start time, `renameat2` over the name (an entry swapped in after the check is replaced,
     /// never followed), `fsync` of the directory. Without `O_TMPFILE`, the temporary name is
     /// created with `O_CREAT|O_EXCL|O_NOFOLLOW` `0600` and written.
@@ -207,8 +209,8 @@ extension Directory {
                 permissions = existing.map { $0.permissions & 0o777 } ?? (otherwise.rawValue & 0o777)
             }
             let content = Content(
-                body: body, permissions: permissions, attributes: options.extendedAttributes,
-                skipsUnsupported: options.skipsUnsupportedAttributes)
+                body: body, owner: existing.map { ($0.uid, $0.gid) }, permissions: permissions,
+                attributes: options.extendedAttributes, skipsUnsupported: options.skipsUnsupportedAttributes)
             sweepLeftovers(in: parent, path: bytes)
             let (temporary, temporaryName, unsupported) = try writeTemporary(content, in: parent, for: name, path: bytes)
             let dirfd = try parent.raw("renameat2")
@@ -264,6 +266,9 @@ extension Directory {
         }
 
         var body: Body
+        /// The replaced file's owner and group, which the new file takes where the caller may
+        /// give them (`keepOwnership`); `nil` for a new name.
+        var owner: (uid: UInt32, gid: UInt32)? = nil
         var permissions: UInt32
         var attributes: [ExtendedAttribute]
         var skipsUnsupported: Bool
@@ -368,9 +373,27 @@ extension Directory {
                 unsupported.append(attribute.name)
             }
         }
+        if let owner = content.owner { try keepOwnership(owner, of: fd, path: path) }
         try setExactMode(fd, content.permissions, path: path)
         _ = try fd.using("fsync") { Sys.fsync($0) }
         return unsupported
+    }
+
+    /// Gives the new file the replaced file's owner and group, so that a privileged writer (root
+    /// refreshing a user's bookmark) does not take the file from its owner. Where the caller may
+    /// not (`EPERM`: another user's file, or a group the caller is not in), the new file stays the
+    /// caller's, as any new file is; the group alone is tried before giving up.
+    func keepOwnership(_ owner: (uid: UInt32, gid: UInt32), of fd: OwnedDescriptor, path: [UInt8]) throws(FileSystemError) {
+        let mine = try fd.status()
+        guard mine.uid != owner.uid || mine.gid != owner.gid else { return }
+        let raw = try fd.raw("fchown")
+        switch Sys.fchown(raw, owner.uid, owner.gid) {
+        case .success: return
+        case .failure(let errno) where errno == .notPermitted:
+            if mine.gid != owner.gid { _ = Sys.fchown(raw, UInt32.max, owner.gid) }
+        case .failure(let errno):
+            throw FileSystemError(syscall: "fchown", errno: errno, path: FilePath(bytes: path))
+        }
     }
 
     private func linkTemporary(_ temporary: OwnedDescriptor, into parent: OwnedDescriptor, name: [UInt8], path: [UInt8])

@@ -90,6 +90,11 @@ enum Sys {
         throughSeam("fchmod", descriptor: fd, mode: UInt32(mode)) { Glibc.fchmod(fd, mode) }
     }
 
+    /// fchown(2): sets the owner and group (`UInt32.max` for "unchanged").
+    static func fchown(_ fd: CInt, _ owner: UInt32, _ group: UInt32) -> Result<CInt, Errno> {
+        throughSeam("fchown", descriptor: fd) { Glibc.fchown(fd, owner, group) }
+    }
+
     /// futimens(2): `times` is the access time then the modification time (`UTIME_OMIT` leaves one).
     static func futimens(_ fd: CInt, _ times: UnsafePointer<timespec>) -> Result<CInt, Errno> {
         throughSeam("futimens", descriptor: fd) { Glibc.futimens(fd, times) }

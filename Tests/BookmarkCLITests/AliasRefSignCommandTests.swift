@@ -223,6 +223,40 @@ struct AliasRefSignCommandTests {
         }
     }
 
+    @Test("refresh by root leaves a user's files the user's (owner, group, mode); the user refreshing a file root left in its folder gets it",
+          .requiresUnprivilegedUser)
+    func refreshKeepsOwner() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let home = volume.path("nobody")
+            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+            for name in ["a", "b"] { try Data(name.utf8).write(to: URL(fileURLWithPath: home + "/\(name).txt")) }
+            #expect(try BookmarkTool.run(["make", home + "/a.txt", "-o", home + "/a.bookmark"]).status == 0)
+            #expect(try BookmarkTool.run(["alias", home + "/b.txt", home + "/b alias"]).status == 0)
+            try Shell.check(["chown", "-R", "65534:65534", home])
+            try Shell.check(["chmod", "0640", home + "/a.bookmark"])
+            for name in ["a", "b"] { try FileManager.default.moveItem(atPath: home + "/\(name).txt", toPath: home + "/\(name)-moved.txt") }
+            // A root cron job refreshing users' bookmarks must not take their files.
+            let refreshed = try BookmarkTool.run(["refresh", home + "/a.bookmark", home + "/b alias"])
+            #expect(refreshed.status == 0, "\(refreshed.stderr)")
+            #expect(refreshed.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("refreshed") }, "\(refreshed.stdout)")
+            for file in [home + "/a.bookmark", home + "/b alias"] {
+                var info = stat()
+                #expect(lstat(file, &info) == 0)
+                #expect(info.st_uid == 65534 && info.st_gid == 65534, "\(file): \(info.st_uid):\(info.st_gid)")
+            }
+            var info = stat()
+            #expect(lstat(home + "/a.bookmark", &info) == 0 && info.st_mode & 0o777 == 0o640)
+            // The other way: a file root left in the user's folder, refreshed by the user, becomes
+            // the user's (it cannot be given to root), and the refresh succeeds.
+            try Shell.check(["chown", "0:0", home + "/a.bookmark"])
+            try Shell.check(["chmod", "0644", home + "/a.bookmark"])
+            try FileManager.default.moveItem(atPath: home + "/a-moved.txt", toPath: home + "/a-again.txt")
+            let own = try BookmarkTool.runUnprivileged(["refresh", home + "/a.bookmark"])
+            #expect(own.status == 0, "\(own.stderr)")
+            #expect(lstat(home + "/a.bookmark", &info) == 0 && info.st_uid == 65534)
+        }
+    }
+
     @Test("eight processes creating the same key at once end up with one key that verifies all their data")
     func concurrentKeyCreation() throws {
         let binary = try #require(BookmarkTool.path)

@@ -332,6 +332,26 @@ struct CreationTests {
         }
     }
 
+    @Test("atomic replace by root keeps the replaced file's owner and group (the writer's for a new name)", arguments: kinds)
+    func replaceKeepsOwner(kind: FixtureFileSystem) throws {
+        try #require(geteuid() == 0, "root gives a file to another user; this suite runs as root")
+        try LoopVolume.withVolume(kind) { volume in
+            let base = volume.path("root")
+            try TreeFixture.makeFile(base, Array("theirs".utf8), contents: Array("old".utf8))
+            #expect(chown(base + "/theirs", 65534, 100) == 0)
+            let root = try Directory(opening: FilePath(base))
+            let keep = ReplaceOptions(permissions: .keepExisting(otherwise: [.ownerReadWrite]))
+            try root.replace("theirs", contents: Array("new".utf8), options: keep)
+            try root.replace("theirs", options: keep) { writer throws(FileSystemError) in try writer.write(Array("newer".utf8)) }
+            try root.replace("mine", contents: [1], options: keep)
+            var info = stat()
+            #expect(lstat(base + "/theirs", &info) == 0)
+            #expect(info.st_uid == 65534 && info.st_gid == 100, "owner \(info.st_uid):\(info.st_gid)")
+            #expect(try String(contentsOfFile: base + "/theirs", encoding: .utf8) == "newer")
+            #expect(lstat(base + "/mine", &info) == 0 && info.st_uid == 0)
+        }
+    }
+
     @Test("renameat2: no-replace onto a dangling symlink is EEXIST, exchange swaps, exchange with a missing peer is ENOENT", arguments: kinds)
     func rename(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in
