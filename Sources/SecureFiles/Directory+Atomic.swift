@@ -154,8 +154,9 @@ extension Directory {
     /// Implementation details: the temporary files of writers that are gone are removed first
     /// (see `TemporaryName`); `statx(parent, name, AT_SYMLINK_NOFOLLOW)` of what is there; an
     /// unnamed `O_TMPFILE` in the same directory, written, `fsetxattr` for each attribute, `fchown`
-    /// to the replaced file's owner and group where the caller may (root refreshing a user's file
-    /// leaves it the user's; otherwise the new file is the caller's, as any new file), `fchmod` to
+    /// to the replaced file's owner and group when that owner also owns the directory and the caller
+    /// may (root refreshing a user's file leaves it the user's; otherwise the new file is the
+    /// caller's, as any new file), `fchmod` to
     /// the chosen bits, `fsync`, `linkat` to a temporary name that carries this process's pid
     /// and start time, `renameat2` over the name (an entry swapped in after the check is replaced,
     /// never followed), `fsync` of the directory. Without `O_TMPFILE`, the temporary name is
@@ -208,8 +209,13 @@ extension Directory {
             case .keepExisting(let otherwise):
                 permissions = existing.map { $0.permissions & 0o777 } ?? (otherwise.rawValue & 0o777)
             }
+            // The replaced file's owner is kept only when it also owns the directory: in a folder
+            // someone else can write, the file at the name may have been swapped for another
+            // user's, and the new file must not be given to that user.
+            let parentOwner = try parent.status().uid
+            let owner = existing.flatMap { $0.uid == parentOwner ? ($0.uid, $0.gid) : nil }
             let content = Content(
-                body: body, owner: existing.map { ($0.uid, $0.gid) }, permissions: permissions,
+                body: body, owner: owner, permissions: permissions,
                 attributes: options.extendedAttributes, skipsUnsupported: options.skipsUnsupportedAttributes)
             sweepLeftovers(in: parent, path: bytes)
             let (temporary, temporaryName, unsupported) = try writeTemporary(content, in: parent, for: name, path: bytes)

@@ -332,23 +332,30 @@ struct CreationTests {
         }
     }
 
-    @Test("atomic replace by root keeps the replaced file's owner and group (the writer's for a new name)", arguments: kinds)
+    @Test("atomic replace by root keeps the owner and group of a file whose owner owns the folder; in another's folder, and for a new name, the file is root's", arguments: kinds)
     func replaceKeepsOwner(kind: FixtureFileSystem) throws {
         try #require(geteuid() == 0, "root gives a file to another user; this suite runs as root")
         try LoopVolume.withVolume(kind) { volume in
-            let base = volume.path("root")
-            try TreeFixture.makeFile(base, Array("theirs".utf8), contents: Array("old".utf8))
-            #expect(chown(base + "/theirs", 65534, 100) == 0)
-            let root = try Directory(opening: FilePath(base))
+            let home = volume.path("home")
+            try TreeFixture.makeFile(home, Array("theirs".utf8), contents: Array("old".utf8))
+            #expect(chown(home, 65534, 65534) == 0 && chown(home + "/theirs", 65534, 100) == 0)
             let keep = ReplaceOptions(permissions: .keepExisting(otherwise: [.ownerReadWrite]))
+            let root = try Directory(opening: FilePath(home))
             try root.replace("theirs", contents: Array("new".utf8), options: keep)
             try root.replace("theirs", options: keep) { writer throws(FileSystemError) in try writer.write(Array("newer".utf8)) }
             try root.replace("mine", contents: [1], options: keep)
             var info = stat()
-            #expect(lstat(base + "/theirs", &info) == 0)
+            #expect(lstat(home + "/theirs", &info) == 0)
             #expect(info.st_uid == 65534 && info.st_gid == 100, "owner \(info.st_uid):\(info.st_gid)")
-            #expect(try String(contentsOfFile: base + "/theirs", encoding: .utf8) == "newer")
-            #expect(lstat(base + "/mine", &info) == 0 && info.st_uid == 0)
+            #expect(try String(contentsOfFile: home + "/theirs", encoding: .utf8) == "newer")
+            #expect(lstat(home + "/mine", &info) == 0 && info.st_uid == 0)
+            // A file of uid 65534 in a folder someone else owns (here root; in an attack, the
+            // attacker, who swapped it in): the new file is not given to 65534.
+            let shared = volume.path("shared")
+            try TreeFixture.makeFile(shared, Array("planted".utf8), contents: Array("old".utf8))
+            #expect(chown(shared + "/planted", 65534, 65534) == 0)
+            try Directory(opening: FilePath(shared)).replace("planted", contents: [2], options: keep)
+            #expect(lstat(shared + "/planted", &info) == 0 && info.st_uid == 0 && info.st_gid == 0)
         }
     }
 
