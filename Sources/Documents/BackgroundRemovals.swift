@@ -18,7 +18,9 @@
     /// what they found. Every ``FileWrapper`` call takes `FileWrapper.lock` and first settles:
     /// waits for the queue to drain and applies what the jobs found. So no call ever sees a linked
     /// child's identity from before the removal, and a save never compares against one. The jobs
-    /// never wait for `FileWrapper.lock` (they only try it), so settling cannot deadlock.
+    /// never wait for `FileWrapper.lock` (they only try it), and a job settles only when no other
+    /// job is queued (settling waits for the queue, which a job cannot drain while it runs), so
+    /// settling cannot deadlock.
     ///
     /// A process that exits normally waits for the queue (an `atexit` handler, at most 10 s). A
     /// process killed first leaves the old tree under its hidden owned name; the next atomic save
@@ -72,9 +74,13 @@
                     running -= 1
                     condition.broadcast()
                 }
-                // Apply now if nobody is using wrappers; otherwise the next settle does.
+                // Apply now if nobody is using wrappers and no job waits behind this one;
+                // otherwise the last job, or the next settle, does. Settling waits for every
+                // queued job, and a job queued behind this one on the serial queue cannot start
+                // before this one returns: settling here then never ended, holding
+                // `FileWrapper.lock`. No job is queued meanwhile: that needs the lock.
                 if FileWrapper.lock.try() {
-                    settle()
+                    if condition.withLock({ running == 0 }) { settle() }
                     FileWrapper.lock.unlock()
                 }
             }
