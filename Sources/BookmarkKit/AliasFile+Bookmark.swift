@@ -150,7 +150,7 @@ extension Bookmark {
             case .aliasRecord:
                 // Its own container: an `alis` record (the bookmark-data form of it only when the
                 // old record could not be read back, which decoding it just now rules out).
-                if let alias { out = try alias.encoded() } else { out = try bookmark.record.encoded() }
+                if let alias { out = alias } else { out = try bookmark.record.encoded() }
             case .aliasFile:
                 out = try AliasFile(record: bookmark.record).encoded()
                 let existing = try? Directory.current.open(path, options: [.readOnly, .nonBlocking])
@@ -172,10 +172,10 @@ extension Bookmark {
     /// Fresh data for the object a stale bookmark resolved to: made with the old creation
     /// options, every key of the old data that the fresh data lacks kept (unknown keys, stored
     /// resource values) except the old signature, a legacy alias record kept in it pointed at the
-    /// object as it is now (returned too), and signed with `signingKey` when given.
+    /// object as it is now (its encoded bytes returned too), and signed with `signingKey` when given.
     static func refreshed(
         _ old: Bookmark, resolution: Resolution, signingKey: SigningKey?, volumes: MountedVolumes?
-    ) throws(BookmarkError) -> (bookmark: Bookmark, alias: AliasRecord?) {
+    ) throws(BookmarkError) -> (bookmark: Bookmark, alias: [UInt8]?) {
         var fresh = try Bookmark.create(for: resolution.path, options: old.creationOptions, volumes: volumes).record
         if let toc = old.record.document.targetTOC {
             for entry in toc.entries where fresh[entry.key] == nil && entry.key != SignedBookmark.signatureKey {
@@ -184,8 +184,8 @@ extension Bookmark {
         }
         // A legacy alias record kept in the data (Apple's aliasData: the file's own record when
         // it is one) now names the new place too, not the old.
-        let alias = try? old.record.embeddedAliasRecord()?.retargeted(to: aliasTarget(resolution, fresh))
-        if let alias, let bytes = try? alias.encoded() { fresh.aliasData = bytes }
+        let alias = try? old.record.embeddedAliasRecord()?.retargeted(to: aliasTarget(resolution, fresh)).encoded()
+        if let alias { fresh.aliasData = alias }
         var bookmark = Bookmark(record: fresh)
         bookmark.record[SignedBookmark.signatureKey] = nil
         if let signingKey { bookmark = try signingKey.sign(bookmark) }

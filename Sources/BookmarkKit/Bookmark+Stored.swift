@@ -65,14 +65,25 @@ extension Bookmark {
         storedIn path: FilePath, options: ResolutionOptions = ResolutionOptions(), volumes: MountedVolumes? = nil,
         progress: (@Sendable (BatchProgress) -> Void)? = nil
     ) throws(BookmarkError) -> [Result<Resolution, BookmarkError>] {
+        try resolveStored(path, options: options, volumes: volumes, progress: progress, keepingOffsets: false).results
+    }
+
+    /// ``resolveAll(storedIn:options:volumes:progress:)``, and with `keepingOffsets` every
+    /// record's byte offset in the file, in file order (for rewriting some of them in place).
+    static func resolveStored(
+        _ path: FilePath, options: ResolutionOptions, volumes: MountedVolumes?,
+        progress: (@Sendable (BatchProgress) -> Void)?, keepingOffsets: Bool
+    ) throws(BookmarkError) -> (results: [Result<Resolution, BookmarkError>], offsets: [Int]) {
         var reader = try StoredBookmarkReader(path: path)
         defer { reader.close() }
         var batch = try BatchResolution(options: options, volumes: volumes, expected: 0, progress: progress)
         batch.reserve(reader.fileSize / 600)
+        var offsets: [Int] = []
         while try reader.nextRecords(max: 4096, { records in
+            if keepingOffsets { offsets += records.map(\.offset) }
             batch.add(stored: records.map { StoredRecord.buffer($0.bytes, offset: $0.offset) })
         }) {}
-        return batch.finish(refetch: reader.record)
+        return (batch.finish(refetch: reader.record), offsets)
     }
 }
 

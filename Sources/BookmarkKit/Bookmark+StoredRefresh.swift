@@ -64,7 +64,8 @@ extension Bookmark {
         let pathBytes = PathBytes(path).bytes
         let table = try mountedVolumes(volumes, lastKnownPath: pathBytes)
         let before = try libraryState(path)
-        let results = try resolveAll(storedIn: path, options: options, volumes: table, progress: progress)
+        let (results, offsets) = try resolveStored(
+            path, options: options, volumes: table, progress: progress, keepingOffsets: true)
         let stale = results.indices.filter {
             if case .success(let resolution) = results[$0] { return resolution.isStale }
             return false
@@ -72,34 +73,8 @@ extension Bookmark {
         var refresh = StoredRefresh(results: results)
         guard !stale.isEmpty else { return refresh }
 
-        // The file read again, record by record: fresh data made for each stale one (only these
-        // are held), where it lies in the file noted.
-        var replacements: [Replacement] = []
-        var place = 0
-        var nextStale = 0
-        do {
-            var reader = try StoredBookmarkReader(path: path)
-            defer { reader.close() }
-            while try reader.nextRecords(max: 4096, { records in
-                for record in records {
-                    defer { place += 1 }
-                    guard nextStale < stale.count, stale[nextStale] == place else { continue }
-                    nextStale += 1
-                    guard case .success(let resolution) = results[place] else { continue }
-                    switch freshData(Array(record.bytes), resolution: resolution, signingKey: signingKey, volumes: table) {
-                    case .success(let bytes):
-                        replacements.append(Replacement(offset: record.offset, length: record.bytes.count, bytes: bytes))
-                        refresh.refreshed.append(place)
-                    case .failure(let error): refresh.notRefreshed[place] = error
-                    }
-                }
-            }) {}
-        }
-        guard place == results.count, try libraryState(path) == before else { throw changed(path) }
-        guard refresh.rewritten else { return refresh }
-
-        // The new file written as the old one is read again: the bytes between the stale records
-        // copied, theirs replaced. The old file must still be what was read when the copy ends.
+        // Fresh data for each stale one, its old bytes read again where the batch found them
+        // (only these are held); the new file is written from the same descriptor.
         let source: OwnedDescriptor
         do {
             source = try Directory.current.open(path, options: [.readOnly, .nonBlocking])
@@ -107,8 +82,32 @@ extension Bookmark {
             throw BookmarkError(error, lastKnownPath: pathBytes)
         }
         defer { try? source.close() }
-        let moved = AtomicFlag()
         let size = Int(clamping: before.size)
+        var replacements: [Replacement] = []
+        for place in stale {
+            guard case .success(let resolution) = results[place] else { continue }
+            let offset = offsets[place]
+            let length = (place + 1 < offsets.count ? offsets[place + 1] : size) - offset
+            let old: [UInt8]
+            do {
+                old = try source.read(count: length, at: offset)
+            } catch {
+                throw BookmarkError(error, lastKnownPath: pathBytes)
+            }
+            guard old.count == length else { throw changed(path) }
+            switch freshData(old, resolution: resolution, signingKey: signingKey, volumes: table) {
+            case .success(let bytes):
+                replacements.append(Replacement(offset: offset, length: length, bytes: bytes))
+                refresh.refreshed.append(place)
+            case .failure(let error): refresh.notRefreshed[place] = error
+            }
+        }
+        guard try libraryState(path) == before else { throw changed(path) }
+        guard refresh.rewritten else { return refresh }
+
+        // The new file written as the old one is read again: the bytes between the stale records
+        // copied, theirs replaced. The old file must still be what was read when the copy ends.
+        let moved = AtomicFlag()
         let pieces = replacements
         do throws(BookmarkError) {
             // On a FUSE or network volume: 2 s, and one more per 16 MiB written.

@@ -212,8 +212,8 @@ extension Directory {
             // The replaced file's owner is kept only when it also owns the directory: in a folder
             // someone else can write, the file at the name may have been swapped for another
             // user's, and the new file must not be given to that user.
-            let parentOwner = try parent.status().uid
-            let owner = existing.flatMap { $0.uid == parentOwner ? ($0.uid, $0.gid) : nil }
+            var owner: (uid: UInt32, gid: UInt32)?
+            if let existing, try parent.status().uid == existing.uid { owner = (existing.uid, existing.gid) }
             let content = Content(
                 body: body, owner: owner, permissions: permissions,
                 attributes: options.extendedAttributes, skipsUnsupported: options.skipsUnsupportedAttributes)
