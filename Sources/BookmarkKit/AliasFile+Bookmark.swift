@@ -206,7 +206,7 @@ extension Bookmark {
     /// Why a file with bytes after its bookmark data is not one bookmark file.
     static func trailingMessage(_ source: BookmarkSource) -> String {
         if let count = source.storedBookmarkCount {
-            return "the file holds \(count) bookmarks stored back to back (a library file: Bookmark.resolveAll(storedIn:)), not one"
+            return "the file holds \(count) bookmarks stored back to back (a library file, which Bookmark.refreshAll(storedIn:) refreshes), not one"
         }
         return "\(source.trailingByteCount) bytes follow the bookmark data; they are not bookmark data"
     }

@@ -78,8 +78,9 @@ extension BookmarkCommand {
         }
 
         private func refreshOne(_ source: PathBytes, key: SigningKey?) -> (RefreshJSON, ExitStatus) {
-            // The SOURCE itself first: missing or unreadable is 66, not a bookmark file is 5.
-            if case .failure(let status) = SourceInput.read(source, volumeTimeout: global.volumeTimeout) {
+            // The SOURCE itself first: missing or unreadable is 66, not one bookmark (a library file
+            // included, with the hint that names `resolve --stored --refresh`) is 5.
+            if case .failure(let status) = SourceInput.decode(source, volumeTimeout: global.volumeTimeout) {
                 return (RefreshJSON(source: source, status: "failed", path: nil, container: nil, changes: [], error: status.name, exitStatus: status), status)
             }
             do {
