@@ -20,7 +20,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // Volume catalogs: SQLite through GRDB (system libsqlite3, Tools/install-deps).
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // Documentation only: `swift package generate-documentation` (Tools/docs); links nothing.
@@ -37,6 +36,13 @@ let package = Package(
             pkgConfig: "blkid",
             providers: [.apt(["libblkid-dev"])]
         ),
+        // SHA-256 and HMAC-SHA256 from the system's OpenSSL (Sources/Digests says why not swift-crypto).
+        .systemLibrary(
+            name: "COpenSSLCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(name: "Digests", dependencies: ["COpenSSLCrypto"]),
 
         // MARK: Libraries
         .target(
@@ -63,7 +69,7 @@ let package = Package(
                 "FileIdentity",
                 "SecureFiles",
                 .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "Digests",
             ]
         ),
 
@@ -98,7 +104,7 @@ let package = Package(
                 // The C API, for the scan's per-entry statements (SQLiteBinding.swift).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "Digests",
             ]
         ),
 
@@ -181,7 +187,7 @@ let package = Package(
             name: "BookmarkKitTests",
             dependencies: [
                 "BookmarkKit", "BookmarkFormat", "FileIdentity", "SecureFiles", "VolumeFixtures", "create-probe",
-                "CLinuxShims",
+                "CLinuxShims", "Digests",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

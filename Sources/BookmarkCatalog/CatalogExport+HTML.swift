@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Crypto
+import Digests
 import Foundation
 
 /// The HTML export: one file with its style, its script and the catalog's data inline, openable
@@ -58,7 +58,7 @@ enum ExportHTML {
 
     /// `sha256-…` of an inline element's exact text, as CSP compares it.
     static func hashSource(_ text: String) -> String {
-        "sha256-" + Data(SHA256.hash(data: Array(text.utf8))).base64EncodedString()
+        "sha256-" + Data(Digests.sha256(Array(text.utf8))).base64EncodedString()
     }
 
     /// Text for an HTML element or attribute.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import BookmarkFormat
-@preconcurrency import Crypto
+import Digests
 import FileIdentity
 import SecureFiles
 import SystemPackage
@@ -83,8 +83,6 @@ public struct SigningKey: Sendable {
         self.path = path
     }
 
-    var key: SymmetricKey { SymmetricKey(data: secret) }
-
     /// `$XDG_DATA_HOME/<applicationID>/bookmark-signing.key`, with `$HOME/.local/share` when
     /// `XDG_DATA_HOME` is unset or not absolute (XDG Base Directory rules).
     public static func defaultLocation(applicationID: String) -> FilePath? {
@@ -148,7 +146,7 @@ public struct SigningKey: Sendable {
         do throws(FileSystemError) {
             let directory = try Directory.current.createDirectory(
                 bytes.parent.filePath, permissions: [.ownerReadWriteExecute], withIntermediateDirectories: true)
-            let secret = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+            let secret = Digests.randomBytes(32)
             do throws(FileSystemError) {
                 try directory.publish(PathBytes(name).filePath, contents: secret, permissions: [.ownerReadWrite])
                 created = true
@@ -187,8 +185,8 @@ public struct SigningKey: Sendable {
         record.creationOptions = (record.creationOptions ?? 0) | BookmarkCreationOptions.withSecurityScope.rawValue
         record[SignedBookmark.signatureKey] = .data([UInt8](repeating: 0, count: SignedBookmark.signatureSize))
         let unsigned = try Bookmark(record: record).data()
-        let code = HMAC<SHA256>.authenticationCode(for: unsigned, using: key)
-        record[SignedBookmark.signatureKey] = .data(Array(code))
+        let code = Digests.hmacSHA256(unsigned, key: secret)
+        record[SignedBookmark.signatureKey] = .data(code)
         let signed = Bookmark(record: record)
         // Signed data must verify: re-decoding must give the same bytes.
         let bytes = try signed.data()
@@ -224,7 +222,7 @@ public struct SigningKey: Sendable {
         var zeroed = bookmark.record
         zeroed[SignedBookmark.signatureKey] = .data([UInt8](repeating: 0, count: SignedBookmark.signatureSize))
         guard let unsigned = try? Bookmark(record: zeroed).data(),
-            HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: unsigned, using: key)
+            Digests.isValidHMACSHA256(signature, for: unsigned, key: secret)
         else {
             throw SecurityScopeError(
                 .signatureMismatch, "the signature does not match: the data was changed or signed with another key")
