@@ -97,6 +97,54 @@ struct StoredRefreshTests {
         }
     }
 
+    /// Runs `change` once, at the first `write` through the seam: the refresh's first write to
+    /// the new file, after its last check before writing.
+    final class ChangeAtFirstWrite: SyscallObserver, @unchecked Sendable {
+        let change: @Sendable () -> Void
+        let fired = Atomic<Bool>(false)
+
+        init(change: @escaping @Sendable () -> Void) { self.change = change }
+
+        func fault(for call: SyscallCall) -> Errno? {
+            if call.name == "write", !fired.exchange(true, ordering: .relaxed) { change() }
+            return nil
+        }
+
+        func record(_ call: SyscallCall, outcome: SyscallOutcome) {}
+    }
+
+    @Test("a library that another writer appends to while its new file is written is left as that writer left it, and no temporary file stays")
+    func appendDuringWriteIsKept() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let (tree, _, file) = try StoredBatchTests.library(on: volume, folders: 2, files: 60)
+            try tree.file("late.txt")
+            let late = try Bookmark.create(for: FilePath(tree.path("late.txt"))).data()
+            let original = try Self.contents(file)
+            let inode = try FileManager.default.attributesOfItem(atPath: file)[.systemFileNumber] as? Int
+            let folder = try FileManager.default.contentsOfDirectory(atPath: volume.path(""))
+            let appender = ChangeAtFirstWrite {
+                guard let handle = FileHandle(forWritingAtPath: file) else { return }
+                handle.seekToEndOfFile()
+                handle.write(Data(late))
+                handle.closeFile()
+            }
+            let outcome = SyscallSeam.$observer.withValue(appender) {
+                Result { () throws(BookmarkError) in try Bookmark.refreshAll(storedIn: FilePath(file)) }
+            }
+            switch outcome {
+            case .success: Issue.record("a library changed while its new file was written was replaced")
+            case .failure(let error):
+                #expect(error.code == .fileSystem)
+                #expect(error.message.contains("changed while"), "\(error.message)")
+            }
+            let fired = appender.fired.load(ordering: .relaxed)
+            #expect(fired, "the other writer ran during the write")
+            #expect(try Self.contents(file) == original + late, "the other writer's record is kept")
+            #expect(try FileManager.default.attributesOfItem(atPath: file)[.systemFileNumber] as? Int == inode)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: volume.path("")).sorted() == folder.sorted())
+        }
+    }
+
     @Test("a stale bookmark whose object is gone before its fresh data is made is reported and kept as it was")
     func vanishedBeforeRefresh() throws {
         try LoopVolume.withVolume(.ext4) { volume in
