@@ -234,7 +234,7 @@ extension BatchResolution {
         if item.volumeMountPointChanged { changes.insert(.volumeMountPoint) }
         if item.volumeNameChanged { changes.insert(.volumeName) }
         return Resolution(
-            path: FilePath(bytes: path), matchedBy: matchedBy, changes: changes, isInTrash: here.isInTrash,
+            pathBytes: path, matchedBy: matchedBy, changes: changes, isInTrash: here.isInTrash,
             volume: id.volume, fileID: id, entriesSearched: entriesSearched, notes: [])
     }
 }

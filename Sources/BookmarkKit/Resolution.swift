@@ -53,7 +53,18 @@ public enum Change: String, Sendable, Hashable, Codable, CaseIterable {
 /// The result of resolving a bookmark: where the object is, and why we think so.
 public struct Resolution: Sendable {
     /// Where the object is now.
-    public var path: FilePath
+    public var path: FilePath {
+        get {
+            switch location {
+            case .path(let path): return path
+            case .bytes(let bytes): return FilePath(bytes: bytes)
+            }
+        }
+        set { location = .path(newValue) }
+    }
+    /// ``path`` as it was given: a batch of a million bookmarks keeps each result's path as bytes,
+    /// and the `FilePath` (whose every construction normalises the bytes) is made when it is read.
+    private var location: Location
     /// How it was found.
     public var matchedBy: MatchKind
     /// What differs from the recording; empty when nothing does.
@@ -70,5 +81,43 @@ public struct Resolution: Sendable {
     public var entriesSearched: Int
     /// Notes about the resolution (such as "volume has no persistent identity: path only").
     public var notes: [String]
+
+    private enum Location: Sendable {
+        case path(FilePath)
+        case bytes([UInt8])
+    }
+
+    init(
+        path: FilePath, matchedBy: MatchKind, changes: Set<Change>, isInTrash: Bool, volume: Volume, fileID: FileID,
+        entriesSearched: Int, notes: [String]
+    ) {
+        self.init(
+            location: .path(path), matchedBy: matchedBy, changes: changes, isInTrash: isInTrash, volume: volume,
+            fileID: fileID, entriesSearched: entriesSearched, notes: notes)
+    }
+
+    /// A result whose path is the absolute path `pathBytes` (made a `FilePath` when read).
+    init(
+        pathBytes: [UInt8], matchedBy: MatchKind, changes: Set<Change>, isInTrash: Bool, volume: Volume,
+        fileID: FileID, entriesSearched: Int, notes: [String]
+    ) {
+        self.init(
+            location: .bytes(pathBytes), matchedBy: matchedBy, changes: changes, isInTrash: isInTrash, volume: volume,
+            fileID: fileID, entriesSearched: entriesSearched, notes: notes)
+    }
+
+    private init(
+        location: Location, matchedBy: MatchKind, changes: Set<Change>, isInTrash: Bool, volume: Volume,
+        fileID: FileID, entriesSearched: Int, notes: [String]
+    ) {
+        self.location = location
+        self.matchedBy = matchedBy
+        self.changes = changes
+        self.isInTrash = isInTrash
+        self.volume = volume
+        self.fileID = fileID
+        self.entriesSearched = entriesSearched
+        self.notes = notes
+    }
 }
 
