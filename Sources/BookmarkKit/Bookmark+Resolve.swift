@@ -401,11 +401,13 @@ struct Resolver: Sendable {
         if found.matchedBy == .replacedAtPath { changes.insert(.fileIdentity) }
         if let recordedPoint = recorded.volumePath, PathBytes(recordedPoint) != PathBytes(volume.mountPoint) { changes.insert(.volumeMountPoint) }
         if let recordedName = recorded.volumeName, recordedName != Self.currentVolumeName(volume) { changes.insert(.volumeName) }
-        return Resolution(
-            path: found.filePath ?? (atRecordedPath ? recorded.filePath : FilePath(bytes: found.path)),
-            matchedBy: found.matchedBy, changes: changes,
-            isInTrash: atRecordedPath ? recorded.pathIsInTrash : PathBytes(found.path).isInTrash, volume: volume, fileID: found.id, entriesSearched: entriesSearched,
-            notes: notes)
+        // A path found as bytes (a moved object) stays bytes until the caller reads it.
+        var resolution = Resolution(
+            pathBytes: found.path, matchedBy: found.matchedBy, changes: changes,
+            isInTrash: atRecordedPath ? recorded.pathIsInTrash : PathBytes(found.path).isInTrash, volume: volume,
+            fileID: found.id, entriesSearched: entriesSearched, notes: notes)
+        if let known = found.filePath ?? (atRecordedPath ? recorded.filePath : nil) { resolution.path = known }
+        return resolution
     }
 
     /// What differs between an object's path now and the recorded one (they differ): the path,
