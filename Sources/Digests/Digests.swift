@@ -60,7 +60,14 @@ package enum Digests {
     /// standard library's `SystemRandomNumberGenerator`, which blocks until the pool is seeded).
     package static func randomBytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
-        return (0..<max(0, count)).map { _ in generator.next() }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(max(0, count))
+        // Eight bytes per draw (each draw is one `getrandom`).
+        while bytes.count < count {
+            let word: UInt64 = generator.next()
+            withUnsafeBytes(of: word) { bytes.append(contentsOf: $0.prefix(count - bytes.count)) }
+        }
+        return bytes
     }
 
     /// libcrypto failed to compute a digest with its built-in SHA-256: only when it cannot
