@@ -28,6 +28,14 @@ struct StoredRefreshTests {
 
     static func contents(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
 
+    /// What another writer does to the library: `bytes` appended (outside the library's seam).
+    static func append(_ bytes: [UInt8], to path: String) {
+        guard let handle = FileHandle(forWritingAtPath: path) else { return }
+        handle.seekToEndOfFile()
+        handle.write(Data(bytes))
+        handle.closeFile()
+    }
+
     @Test("only the stale bookmarks are rewritten, fresh and signed; every other record stays byte for byte; the mode is kept")
     func refreshesStaleOnly() throws {
         try LoopVolume.withVolume(.ext4) { volume in
@@ -83,10 +91,7 @@ struct StoredRefreshTests {
                         defer { done = true }
                         return !done
                     }
-                    guard first, let handle = FileHandle(forWritingAtPath: file) else { return }
-                    handle.seekToEndOfFile()
-                    handle.write(Data(late))
-                    handle.closeFile()
+                    if first { Self.append(late, to: file) }
                 }
                 Issue.record("a library changed while it was refreshed was rewritten")
             } catch {
@@ -122,12 +127,7 @@ struct StoredRefreshTests {
             let original = try Self.contents(file)
             let inode = try FileManager.default.attributesOfItem(atPath: file)[.systemFileNumber] as? Int
             let folder = try FileManager.default.contentsOfDirectory(atPath: volume.path(""))
-            let appender = ChangeAtFirstWrite {
-                guard let handle = FileHandle(forWritingAtPath: file) else { return }
-                handle.seekToEndOfFile()
-                handle.write(Data(late))
-                handle.closeFile()
-            }
+            let appender = ChangeAtFirstWrite { Self.append(late, to: file) }
             let outcome = SyscallSeam.$observer.withValue(appender) {
                 Result { () throws(BookmarkError) in try Bookmark.refreshAll(storedIn: FilePath(file)) }
             }
