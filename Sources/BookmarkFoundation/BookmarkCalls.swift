@@ -12,7 +12,7 @@
         static func create(
             _ url: URL, options: URL.BookmarkCreationOptions, keys: [URLResourceKey], relativeTo base: URL?
         ) throws -> Data {
-            guard let path = fileSystemPath(of: url) else { throw unusable(url) }
+            guard let path = fileSystemPathBytes(of: url) else { throw unusable(url) }
             var baseDirectory: FilePath?
             if let base {
                 guard let directory = BookmarkFoundation.baseDirectory(of: base) else { throw unusable(base) }
@@ -30,7 +30,8 @@
             let kitOptions = BookmarkKit.BookmarkCreationOptions(rawValue: UInt32(truncatingIfNeeded: options.rawValue))
             let resourceKeys = Set(keys.map(\.rawValue)).sorted().map(ResourceKey.init(rawValue:))
             let made = Result { () throws(BookmarkError) -> [UInt8] in
-                let bookmark = try Bookmark.create(for: path, options: kitOptions, resourceKeys: resourceKeys, relativeTo: baseDirectory)
+                let bookmark = try Bookmark.create(
+                    pathBytes: path, options: kitOptions, resourceKeys: resourceKeys, relativeTo: baseDirectory)
                 return try (key.map { key throws(BookmarkError) in try key.sign(bookmark) } ?? bookmark).data()
             }
             switch made {

@@ -120,6 +120,12 @@
     /// `withUnsafeFileSystemRepresentation`: on Linux those are empty for a URL whose decoded path is
     /// not UTF-8 (`file:///tmp/caf%E9.txt`), which is how this module returns such names.
     func fileSystemPath(of url: URL) -> FilePath? {
+        fileSystemPathBytes(of: url).map { PathBytes($0).filePath }
+    }
+
+    /// ``fileSystemPath(of:)`` as bytes: as the URL holds them when they are a plain absolute path
+    /// (no `FilePath` made), else as `FilePath` normalises them (`//` and a trailing `/` removed).
+    func fileSystemPathBytes(of url: URL) -> [UInt8]? {
         guard url.isFileURL else { return nil }
         let encoded = url.absoluteURL.path(percentEncoded: true)
         // A file-reference URL (`/.file/id=…`, or a path URL `NSURL.fileReferenceURL()` made) names
@@ -129,10 +135,12 @@
         if url.baseURL != nil || encoded.hasPrefix("/.file/id="), fileReference(of: url) != nil,
             let current = try? currentFilePathURL(ofReference: url)
         {
-            return fileSystemPath(of: current)
+            return fileSystemPathBytes(of: current)
         }
-        guard let bytes = FileURLPaths.percentDecoded(encoded), !bytes.isEmpty else { return nil }
-        return PathBytes(bytes).filePath
+        // `%00` decodes to a NUL byte, which no path can hold (as a C string it would end there and
+        // name another file).
+        guard let bytes = FileURLPaths.percentDecoded(encoded), !bytes.isEmpty, !bytes.contains(0) else { return nil }
+        return PathBytes(bytes).isNormalAbsolute ? bytes : PathBytes(PathBytes(bytes).filePath).bytes
     }
 
     /// The base directory for a relative bookmark: the URL itself when it has a directory path, else

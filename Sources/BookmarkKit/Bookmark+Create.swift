@@ -38,12 +38,26 @@ extension Bookmark {
         relativeTo: FilePath? = nil, volumes: MountedVolumes? = nil, useAncestorCache: Bool = true,
         volumeResponseTimeout: Duration = .seconds(2)
     ) throws(BookmarkError) -> Bookmark {
-        let lastKnown = PathBytes(path).bytes
+        try create(
+            pathBytes: PathBytes(path).bytes, options: options, resourceKeys: resourceKeys, relativeTo: relativeTo,
+            volumes: volumes, useAncestorCache: useAncestorCache, volumeResponseTimeout: volumeResponseTimeout)
+    }
+
+    /// ``create(for:options:resourceKeys:relativeTo:volumes:useAncestorCache:volumeResponseTimeout:)``
+    /// for a path given as its bytes, as a `file:` URL holds it: no `FilePath` is made unless the
+    /// path is not plain (not absolute, `//`, a trailing `/`) or leads through a symlink, where it
+    /// takes the open-based steps. (`FilePath` normalises its bytes one at a time when it is made:
+    /// about 0.2 µs of the 9 µs `url.bookmarkData()` took.)
+    package static func create(
+        pathBytes lastKnown: [UInt8], options: BookmarkCreationOptions = [], resourceKeys: [ResourceKey] = [],
+        relativeTo: FilePath? = nil, volumes: MountedVolumes? = nil, useAncestorCache: Bool = true,
+        volumeResponseTimeout: Duration = .seconds(2)
+    ) throws(BookmarkError) -> Bookmark {
         let directory = try mountedVolumes(volumes, lastKnownPath: lastKnown)
         return try VolumeGuard.run(touching: lastKnown, volumes: directory, timeout: volumeResponseTimeout) {
             () throws(BookmarkError) -> Bookmark in
             try create(
-                for: path, bytes: lastKnown, options: options, resourceKeys: resourceKeys, relativeTo: relativeTo,
+                bytes: lastKnown, options: options, resourceKeys: resourceKeys, relativeTo: relativeTo,
                 volumes: directory, useAncestorCache: useAncestorCache)
         }
     }
@@ -51,11 +65,11 @@ extension Bookmark {
     /// ``create(for:options:resourceKeys:relativeTo:volumes:useAncestorCache:volumeResponseTimeout:)``
     /// once the path is known to be safe to touch.
     static func create(
-        for path: FilePath, bytes lastKnown: [UInt8], options: BookmarkCreationOptions, resourceKeys: [ResourceKey],
+        bytes lastKnown: [UInt8], options: BookmarkCreationOptions, resourceKeys: [ResourceKey],
         relativeTo: FilePath?, volumes directory: MountedVolumes, useAncestorCache: Bool
     ) throws(BookmarkError) -> Bookmark {
         try BookmarkError.wrapping(lastKnownPath: lastKnown) {
-            let target = try locateForCreation(path, bytes: lastKnown, useCache: useAncestorCache, volumes: directory)
+            let target = try locateForCreation(lastKnown, useCache: useAncestorCache, volumes: directory)
             let id = target.id
             let real = target.path
             var record = template(for: id.volume, options: options, volumes: directory)

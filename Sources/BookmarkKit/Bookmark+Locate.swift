@@ -24,7 +24,7 @@ extension Bookmark {
     /// anywhere, a file system whose handles do not decode) takes the open-based path: `O_PATH`
     /// open, identity from the descriptor, the real path from `/proc/self/fd`.
     static func locateForCreation(
-        _ path: FilePath, bytes: [UInt8], useCache: Bool, volumes: MountedVolumes
+        _ bytes: [UInt8], useCache: Bool, volumes: MountedVolumes
     ) throws -> CreationTarget {
         if bytes.count > 1, PathBytes(bytes).isNormalAbsolute,
             case .success(let found?) = FileID.lookUpWithoutOpening(bytes, followSymlinks: false, volumes: volumes),
@@ -33,7 +33,7 @@ extension Bookmark {
         {
             return CreationTarget(id: found, path: bytes, ancestors: chain)
         }
-        let descriptor = try Directory.current.open(path, options: [.pathOnly])
+        let descriptor = try Directory.current.open(PathBytes(bytes).filePath, options: [.pathOnly])
         let id = try FileID.identify(descriptor, volumes: volumes)
         guard let real = try descriptor.currentPathBytes() else {
             throw BookmarkError(.notFound, "the object was deleted while the bookmark was made", lastKnownPath: bytes)

@@ -107,6 +107,29 @@ struct ErrorMappingTests {
         #expect(error.code == .fileReadUnsupportedScheme)
     }
 
+    @Test("a file URL whose path holds %00: fileReadInvalidFileName, and no bookmark of the path before the NUL")
+    func nulByte() throws {
+        try withTemporaryFile { file in
+            // The path up to the NUL names a real file: the call must not make a bookmark of it.
+            let url = try #require(URL(string: file.absoluteString + "%00.txt"))
+            let error = try #require(throws: CocoaError.self) { try url.bookmarkData() }
+            #expect(error.code == .fileReadInvalidFileName)
+            #expect(error.userInfo[NSURLErrorKey] as? URL == url)
+        }
+    }
+
+    @Test("a file URL spelled with // and a trailing / records the path as the kernel spells it")
+    func unnormalSpelling() throws {
+        try withTemporaryFile { file in
+            let folder = file.deletingLastPathComponent().path
+            let spelled = try #require(URL(string: "file://" + folder.replacingOccurrences(of: "/", with: "//") + "/hello.txt/"))
+            let bookmark = try Bookmark(data: [UInt8](try spelled.bookmarkData()))
+            #expect(bookmark.path == Array(file.path.utf8))
+            let plain = try Bookmark(data: [UInt8](try file.bookmarkData()))
+            #expect(plain.path == Array(file.path.utf8))
+        }
+    }
+
     @Test("resolving after the file is deleted: fileNoSuchFile (4) with the last known path")
     func deleted() throws {
         let directory = try temporaryDirectory()
