@@ -11,6 +11,7 @@
 #include <linux/fs.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -239,4 +240,28 @@ int cls_flock(int fd, int operation) {
 
 int cls_ioctl_ficlone(int dest_fd, int src_fd) {
     return ioctl(dest_fd, FICLONE, src_fd);
+}
+
+int cls_epoll_create_cloexec(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int cls_epoll_add(int epfd, int fd, uint32_t events, uint64_t tag) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    event.events = events;
+    event.data.u64 = tag;
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
+}
+
+int cls_epoll_wait_now(int epfd, uint64_t *tags, uint32_t *events, int max) {
+    struct epoll_event ready[8];
+    if (max < 1 || max > 8) {
+        errno = EINVAL;
+        return -1;
+    }
+    int count = epoll_wait(epfd, ready, max, 0);
+    for (int i = 0; i < count; i++) {
+        tags[i] = ready[i].data.u64;
+        events[i] = ready[i].events;
+    }
+    return count;
 }

@@ -16,7 +16,7 @@ import SystemPackage
 /// too), or covered or uncovered by a mount (the mount table changed). ``watchDirectory(_:)``
 /// watches for the first three; the mount table is watched by polling `/proc/self/mountinfo` for
 /// `POLLPRI`, which the kernel raises once per change seen by this open file. ``changes()``
-/// reports both with one `poll`.
+/// reports both with one `epoll_wait`.
 ///
 /// The mask has no event that the kernel reports on behalf of children (`IN_ATTRIB`, `IN_MODIFY`,
 /// `IN_OPEN`, …): adding such a watch walks every cached entry of the directory to flag it, which
@@ -28,14 +28,19 @@ import SystemPackage
 /// monitor is closed.
 ///
 /// Implementation details: `inotify_init1(IN_NONBLOCK | IN_CLOEXEC)` and `open` of
-/// `/proc/self/mountinfo` when made; `inotify_add_watch` then `statx` per watched directory;
-/// `poll` with a zero timeout per check, then `read` only when something is queued. All through
+/// `/proc/self/mountinfo` when made, both added to an epoll set; `inotify_add_watch` then `statx`
+/// per watched directory; `epoll_wait` with a zero timeout per check, then `read` only when
+/// something is queued. All through
 /// ``SyscallSeam``.
 package final class DirectoryMonitor: Sendable {
     /// The inotify instance.
     private let queue: CInt
     /// `/proc/self/mountinfo`, opened once: its poll state is per open file.
     private let mountTable: CInt
+    /// The queue and the mount table, asked together with one `epoll_wait`.
+    private let readiness: ReadinessSet
+    private static let queueTag: UInt64 = 0
+    private static let mountTableTag: UInt64 = 1
 
     /// What a watch asks for: moves and removals of the directory itself, and removals of and
     /// renames over its entries (of which only subdirectories matter). `IN_ONLYDIR |
@@ -58,6 +63,17 @@ package final class DirectoryMonitor: Sendable {
         case .failure(let errno):
             _ = Sys.close(queue)
             throw FileSystemError(syscall: "openat", errno: errno, path: "/proc/self/mountinfo")
+        }
+        // Nothing is watched yet, so a mount-table change between the open and the add (which the
+        // add takes without reporting it; ReadinessSet) cannot concern anything watched.
+        do throws(FileSystemError) {
+            readiness = try ReadinessSet()
+            try readiness.add(queue, events: ReadinessSet.readable, tag: Self.queueTag)
+            try readiness.add(mountTable, events: ReadinessSet.priority, tag: Self.mountTableTag)
+        } catch {
+            _ = Sys.close(queue)
+            _ = Sys.close(mountTable)
+            throw error
         }
     }
 
@@ -105,23 +121,23 @@ package final class DirectoryMonitor: Sendable {
     }
 
     /// What happened since the last call: the queued directory events and whether the mount table
-    /// changed. One `poll`; a `read` per 4 KiB of queued events only when there are any.
+    /// changed. One `epoll_wait` (``ReadinessSet``); a `read` per 4 KiB of queued events only when
+    /// there are any.
     ///
-    /// - Throws: ``FileSystemError`` naming `poll` or `read`; the caller should then stop trusting
-    ///   what it cached.
+    /// - Throws: ``FileSystemError`` naming `epoll_wait` or `read`; the caller should then stop
+    ///   trusting what it cached.
     package func changes() throws(FileSystemError) -> DirectoryChanges {
-        // On the stack: this runs once per bookmark creation.
-        let (polled, queueEvents, tableEvents) = withUnsafeTemporaryAllocation(of: pollfd.self, capacity: 2) {
-            fds -> (Result<CInt, Errno>, Int16, Int16) in
-            fds.initialize(repeating: pollfd(fd: queue, events: Int16(POLLIN), revents: 0))
-            fds[1] = pollfd(fd: mountTable, events: Int16(POLLPRI), revents: 0)
-            return (Sys.pollNow(fds), fds[0].revents, fds[1].revents)
-        }
-        if case .failure(let errno) = polled { throw FileSystemError(syscall: "poll", errno: errno, path: nil) }
+        var queued = false
         var changes = DirectoryChanges()
-        // mountinfo reports POLLERR | POLLPRI on a change (and POLLIN always).
-        changes.mountTableChanged = tableEvents & Int16(POLLPRI | POLLERR) != 0
-        if queueEvents != 0 { try readEvents(into: &changes) }
+        try readiness.ready { tag, events in
+            if tag == Self.queueTag {
+                queued = true
+            } else if events & (ReadinessSet.priority | ReadinessSet.error) != 0 {
+                // mountinfo reports EPOLLERR | EPOLLPRI on a change, once per change.
+                changes.mountTableChanged = true
+            }
+        }
+        if queued { try readEvents(into: &changes) }
         return changes
     }
 

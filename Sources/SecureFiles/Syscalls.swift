@@ -214,6 +214,26 @@ enum Sys {
         throughSeam("poll", descriptor: fds.first?.fd) { Glibc.poll(fds.baseAddress, nfds_t(fds.count), 0) }
     }
 
+    /// epoll_create1(2) with `EPOLL_CLOEXEC`.
+    static func epollCreate() -> Result<CInt, Errno> {
+        throughSeam("epoll_create1", returnsDescriptor: true) { cls_epoll_create_cloexec() }
+    }
+
+    /// epoll_ctl(2) with `EPOLL_CTL_ADD`: `fd` joins the set `epfd` for `events`, reported with `tag`.
+    static func epollAdd(_ epfd: CInt, _ fd: CInt, events: UInt32, tag: UInt64) -> Result<CInt, Errno> {
+        throughSeam("epoll_ctl", descriptor: epfd, secondDescriptor: fd) { cls_epoll_add(epfd, fd, events, tag) }
+    }
+
+    /// epoll_wait(2) with a zero timeout: never blocks. At most `tags.count` (8 at most) events:
+    /// each ready descriptor's tag and events.
+    static func epollWaitNow(
+        _ epfd: CInt, tags: UnsafeMutableBufferPointer<UInt64>, events: UnsafeMutableBufferPointer<UInt32>
+    ) -> Result<CInt, Errno> {
+        throughSeam("epoll_wait", descriptor: epfd) {
+            cls_epoll_wait_now(epfd, tags.baseAddress, events.baseAddress, CInt(min(tags.count, events.count)))
+        }
+    }
+
     /// mmap(2) of `length` bytes of anonymous private memory; `nil` when it fails (the seam records
     /// the outcome).
     static func mapAnonymous(_ length: Int) -> UnsafeMutableRawPointer? {

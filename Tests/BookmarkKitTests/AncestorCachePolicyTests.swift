@@ -100,7 +100,7 @@ extension AncestorCacheTests {
             }
             let (first, second) = try #require(rounds, "t, a and b were never taken from the cache")
             #expect(watches(first, under: tree.root).isEmpty)
-            #expect(first.calls.filter { $0.name == "poll" }.count == 1)
+            #expect(first.calls.filter { $0.name == "epoll_wait" }.count == 1)
             #expect(watches(second, under: tree.root).map { $0.path ?? [] } == [Array(tree.path("a/b/new").utf8)])
         }
     }

@@ -59,7 +59,7 @@ struct AncestorCacheTests {
             call.name == "statx" && (call.path.map { !$0.isEmpty && $0 != Array(target.utf8) } ?? false)
         }
         return !calls.contains { $0.name == "inotify_add_watch" } && ancestorStats.isEmpty
-            && calls.filter { $0.name == "poll" }.count == 1
+            && calls.filter { $0.name == "epoll_wait" }.count == 1
     }
 
     /// Creates the bookmark until one creation is a cache hit (a parallel suite's mount clears the
@@ -91,7 +91,7 @@ struct AncestorCacheTests {
                 let (hit, hitTrace) = try #require(try createHitTraced(path), "never a cache hit for \(relative)")
                 let (uncached, trace) = try create(path, cached: false)
                 #expect(hit == uncached, "\(relative)")
-                #expect(!trace.calls.contains { $0.name == "poll" || $0.name.hasPrefix("inotify") })
+                #expect(!trace.calls.contains { $0.name == "epoll_wait" || $0.name.hasPrefix("inotify") })
                 let real = relative == "link" ? tree.path("a/b/c/d/doc.txt") : path
                 #expect(hit.path == Array(real.utf8))
                 #expect(hit.record.fileIDs == (try currentIDs(real)))
@@ -241,7 +241,7 @@ struct AncestorCacheTests {
             // Disabled for the process: no queue calls at all, every ancestor examined.
             let (second, untouched) = try create(path)
             #expect(second.record.fileIDs == (try currentIDs(path)))
-            #expect(!untouched.calls.contains { $0.name == "poll" || $0.name.hasPrefix("inotify") })
+            #expect(!untouched.calls.contains { $0.name == "epoll_wait" || $0.name.hasPrefix("inotify") })
             #expect(untouched.calls.filter { $0.name == "statx" && $0.path?.isEmpty == false }.count >= 5)
             Bookmark.clearAncestorCache()
             #expect(try createHit(path) != nil, "clearing did not re-enable the cache")

@@ -8,7 +8,7 @@ import Testing
 import VolumeFixtures
 
 /// The process's shared mount table (`MountedVolumes.shared()`), which every call given no table
-/// uses: revalidated by one `poll` per call, re-read only after a mount or unmount.
+/// uses: revalidated by one `epoll_wait` per call, re-read only after a mount or unmount.
 @Suite("The shared mount table", .serialized, .requiresRealVolumes)
 struct SharedMountTableTests {
     @Test("an unmount and a mount made by another process between two default-path resolutions are seen by the next one")
@@ -38,6 +38,29 @@ struct SharedMountTableTests {
             try volume.mount(at: point)  // mount(8): another process
             #expect(try bookmark.resolve().path == FilePath(file))
         }
+    }
+
+    @Test("an unchanged table costs one epoll_wait; a re-read adds mountinfo to its epoll set before reading it")
+    func callsPerCheck() throws {
+        // The order is what makes the check sound: the add takes any change since the open
+        // without reporting it, so the table must be read after it (ReadinessSet).
+        MountedVolumes.resetShared()
+        let reread = AuditLog(level: .calls)
+        _ = try SyscallSeam.$observer.withValue(reread) { () throws(FileIdentityError) in try MountedVolumes.shared() }
+        let names = reread.calls.map(\.name)
+        let open = try #require(reread.calls.firstIndex { $0.name.hasPrefix("open") && $0.path == Array("/proc/self/mountinfo".utf8) })
+        let add = try #require(names.firstIndex(of: "epoll_ctl"), "\(names)")
+        let firstRead = try #require(names.firstIndex(of: "read"), "\(names)")
+        #expect(open < add && add < firstRead, "\(names)")
+        #expect(reread.calls[add].secondDescriptor == reread.calls[firstRead].descriptor, "\(names)")
+
+        // Unchanged (other suites mount loop volumes meanwhile, so a quiet call is looked for).
+        let quiet = (0..<50).contains { _ in
+            let trace = AuditLog(level: .calls)
+            _ = try? SyscallSeam.$observer.withValue(trace) { () throws(FileIdentityError) in try MountedVolumes.shared() }
+            return trace.calls.map(\.name) == ["epoll_wait"]
+        }
+        #expect(quiet, "no call was a single epoll_wait")
     }
 
     @Test("resetShared makes the next call read the table afresh")

@@ -74,7 +74,7 @@ func forkScenario(_ directory: String) throws {
         do {
             try SyscallSeam.$observer.withValue(trace) { try line("child", target) }
         } catch { _exit(2) }
-        let queueCalls = trace.calls.filter { $0.name.hasPrefix("inotify") || $0.name == "poll" }.count
+        let queueCalls = trace.calls.filter { $0.name.hasPrefix("inotify") || $0.name == "epoll_wait" }.count
         var text = Array("child-queue-calls \(queueCalls)\n".utf8)
         _ = text.withUnsafeMutableBytes { Glibc.write(1, $0.baseAddress, $0.count) }
         _exit(0)

@@ -183,4 +183,18 @@ pid_t cls_spawn_response_probe(const char *mount_point, const char *path, int *r
  */
 int cls_statmount_old_id(uint64_t unique_id, uint32_t *old_id);
 
+/* ---- epoll: <sys/epoll.h> is not in the Glibc module map, and x86-64's epoll_event is packed ---- */
+
+/** epoll_create1(2) with EPOLL_CLOEXEC. */
+int cls_epoll_create_cloexec(void);
+
+/** epoll_ctl(2) with EPOLL_CTL_ADD: fd joins epfd for events (EPOLLIN 0x1, EPOLLPRI 0x2), its data.u64 tag. */
+int cls_epoll_add(int epfd, int fd, uint32_t events, uint64_t tag);
+
+/**
+ * epoll_wait(2) with a zero timeout, for at most max (1 to 8) events: the i-th ready descriptor's
+ * tag in tags[i] and its events in events[i]. Returns how many, or -1 with errno.
+ */
+int cls_epoll_wait_now(int epfd, uint64_t *tags, uint32_t *events, int max);
+
 #endif
