@@ -305,26 +305,36 @@ struct ItemEncoder {
         return mark.offset
     }
 
-    /// A 64-bit hash of `n` bytes at `p` for finding candidates (confirmed byte for byte):
-    /// FNV-1a over 8-byte words, the last word read overlapping the one before it when `n` is
-    /// not a multiple of 8 (every item is at least 8 bytes), then the length.
+    /// A 64-bit hash of `n` bytes at `p` for finding candidates (confirmed byte for byte, so it
+    /// only has to spread equal-length items over the table; equal bytes always hash equal).
+    ///
+    /// Two independent lanes of multiply-xor over 8-byte words, 16 bytes per step, the last one
+    /// or two words read overlapping the ones before when `n` is not a multiple of 16 (every item
+    /// is at least 8 bytes); then one fold and one multiply bring the high bits, where the
+    /// multiplications carried every input bit, down to the low bits the table indexes by. Most
+    /// items are 12 to 24 bytes, so the finishing steps dominate: this is about half the latency
+    /// of the FNV-1a with a murmur finalizer it replaced (the codec's profile had the hash as its
+    /// largest single cost).
     @inline(__always)
     static func hash(_ p: UnsafeRawPointer, _ n: Int) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        var i = 0
-        while n - i >= 8 {
-            h = (h ^ p.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x100_0000_01b3
-            h ^= h >> 29
-            i += 8
+        let k: UInt64 = 0x9e37_79b9_7f4a_7c15
+        var a: UInt64 = 0x243f_6a88_85a3_08d3 ^ UInt64(truncatingIfNeeded: n)
+        var b: UInt64 = 0x1319_8a2e_0370_7344
+        if n >= 8 {
+            var i = 0
+            while n - i > 16 {
+                a = (a ^ p.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* k
+                b = (b ^ p.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)) &* k
+                i += 16
+            }
+            // 1 to 16 bytes are left: the word at `i` when more than 8 are, and the last word.
+            if n - i > 8 { a = (a ^ p.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* k }
+            b = (b ^ p.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)) &* k
         }
-        if i < n, n >= 8 {
-            h = (h ^ p.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)) &* 0x100_0000_01b3
-        }
-        // FNV leaves the low bits (the table index) weak; a murmur-style finalizer mixes them.
-        h ^= UInt64(truncatingIfNeeded: n)
-        h = (h ^ (h >> 33)) &* 0xff51_afd7_ed55_8ccd
-        h = (h ^ (h >> 33)) &* 0xc4ce_b9fe_1a85_ec53
-        return h ^ (h >> 33)
+        var h = a ^ (b >> 29 | b << 35)
+        h ^= h >> 32
+        h = h &* 0xff51_afd7_ed55_8ccd
+        return h ^ (h >> 29)
     }
 
     /// Whether the `n` output bytes at `a` and at `b` are equal.

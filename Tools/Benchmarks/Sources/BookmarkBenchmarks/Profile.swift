@@ -15,7 +15,7 @@ import SystemPackage
 /// `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*profileLoop*' BookmarkBenchmarks --profile NAME`.
 extension Bench {
     static let profileNames = [
-        "unmoved", "first", "create", "create-cold", "moved", "handles", "deleted", "codec", "codec-edit", "open", "batch",
+        "unmoved", "first", "create", "create-cold", "moved", "handles", "deleted", "codec", "codec-apple", "codec-edit", "open", "batch",
         "default-resolve", "apple-resolve", "apple-create", "ref-resolve",
     ]
 
@@ -67,6 +67,12 @@ extension Bench {
             operation = { try this.expectNotFound(bookmark, ResolutionOptions(budget: .unlimited, useHandles: false)) }
         case "codec":
             let bytes = try bookmark.data()
+            operation = { _ = try Bookmark(data: bytes).data() }
+        case "codec-apple":
+            // The target row's bookmark: a real macOS one from the shared fixtures.
+            guard let bytes = Self.appleFixture("fq-sample2.book") else {
+                throw BenchError("../shared/fixtures/apple/fq-sample2.book not found")
+            }
             operation = { _ = try Bookmark(data: bytes).data() }
         case "codec-edit":
             // One key changed between decoding and encoding (the value encoder's path).
