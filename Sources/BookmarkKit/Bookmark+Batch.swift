@@ -29,7 +29,11 @@ extension Bookmark {
     /// First every bookmark goes through the steps that need no search (volume, path, replacement,
     /// relative, handle). The rest are grouped by volume, and each volume is walked once from its
     /// mount point, looking for all their inodes (and parent inodes) at the same time; the walk stops
-    /// early when every one is found. The budget applies to each volume's walk. A bookmark on a
+    /// early when every one is found. The budget applies to each volume's walk, which is split over
+    /// the batch's threads by subtree (``ResolutionOptions/batchThreads``), its parts sharing that
+    /// budget; an object with two names (a hard link) is reported at the name the first part to
+    /// confirm it met. A bookmark the walk did not find because the budget ran out fails with
+    /// `notFound` and ``BookmarkError/searchExhausted``. A bookmark on a
     /// FUSE or network volume is resolved alone, under its response timeout (as ``resolve(_:volumes:)``).
     ///
     /// - Parameters:
@@ -225,52 +229,62 @@ struct BatchResolution {
                 if let inode = item.resolver.recorded.inode { byInode[inode, default: []].append(position) }
                 if let parent = item.resolver.recorded.parentInode { byInode[parent, default: []].append(position) }
             }
-            var found = [Found?](repeating: nil, count: group.items.count)
-            var remaining = group.items.count
-            var walker = VolumeWalker(budget: options.budget, cancellation: options.cancellation)
-            var stop: VolumeWalker.Stop?
             progress?(BatchProgress(
                 settled: settled, total: total, entriesWalked: walked, volume: group.volume.mountPoint))
-            if let root = try? Directory.current.open(group.volume.mountPointPath, options: [.readOnly, .directory, .nonBlocking]) {
-                let volume = group.volume
-                let items = group.items
-                let base = walked
-                let settledBefore = settled
-                do {
-                    _ = try walker.walk(
-                    root, path: volume.mountPoint,
-                    interesting: { byInode[$0.inode] != nil },
-                    examine: { entry, parent, path in
-                        for position in byInode[entry.inode] ?? [] where found[position] == nil {
-                            let goal = SearchGoal(
-                                recorded: items[position].resolver.recorded,
-                                name: items[position].resolver.recorded.components.last ?? [])
-                            if let hit = goal.confirm(entry, in: parent, at: path, on: volume) {
-                                found[position] = hit
-                                remaining -= 1
-                            }
+            // One walk of the volume on every core the batch may use, as a stored library's walk
+            // (``parallelWalk(_:threads:share:cancellation:interesting:examine:)``): a volume walk
+            // is large whatever the number of bookmarks it looks for. Each position is claimed by
+            // the first part that confirms it.
+            let volume = group.volume
+            let items = group.items
+            let candidates = byInode  // read by every part, written by none
+            let claims = WalkClaims(count: items.count)
+            let share = WalkShare(
+                budget: options.budget,
+                deadline: ContinuousClock.now.advanced(by: min(options.budget.time, .seconds(86_400 * 365))))
+            let walk = Self.parallelWalk(
+                volume, threads: threads(for: 4096), share: share, cancellation: options.cancellation,
+                interesting: { candidates[$0.inode] != nil },
+                examine: { (entry, parent, path, hits: inout [(Int, Found)]) -> Bool in
+                    var allFound = false
+                    for position in candidates[entry.inode] ?? [] {
+                        let goal = SearchGoal(
+                            recorded: items[position].resolver.recorded,
+                            name: items[position].resolver.recorded.components.last ?? [])
+                        if let hit = goal.confirm(entry, in: parent, at: path, on: volume),
+                            claims.claim(position, allFound: &allFound)
+                        {
+                            hits.append((position, hit))
                         }
-                        return remaining == 0
-                    })
-                } catch {
-                    stop = error
-                }
-                walked = base + walker.entries
-                progress?(BatchProgress(
-                    settled: settledBefore, total: total, entriesWalked: walked, volume: volume.mountPoint))
+                    }
+                    return allFound
+                })
+            var found = [Found?](repeating: nil, count: items.count)
+            for part in walk.parts {
+                for (position, hit) in part { found[position] = hit }
             }
+            // Why a walk that did not find everything ended early: the caller cancelled, or the
+            // budget (entries or time) ran out. (No part at all: the mount point did not open, and
+            // nothing was walked; the bookmarks take the usual conclusion, as they did when the
+            // walk was serial.)
+            let stop: VolumeWalker.Stop? =
+                walk.complete || walk.parts.isEmpty
+                ? nil : (options.cancellation?.isCancelled == true || Task.isCancelled ? .cancelled : .exhausted)
+            let entries = walk.entries
+            walked += entries
+            progress?(BatchProgress(settled: settled, total: total, entriesWalked: walked, volume: volume.mountPoint))
             for (position, item) in group.items.enumerated() {
                 var resolver = item.resolver
-                resolver.entriesSearched = walker.entries
+                resolver.entriesSearched = entries
                 if let hit = found[position] {
                     results[item.index] = .success(resolver.finish(hit, volume: group.volume))
                 } else if case .cancelled = stop {
                     results[item.index] = .failure(resolver.error(.cancelled, "cancelled during the shared walk"))
                 } else if case .exhausted = stop, item.replacement == nil {
                     results[item.index] = .failure(resolver.error(
-                        .notFound, "the shared walk ran out of its budget after \(walker.entries) entries",
+                        .notFound, "the shared walk ran out of its budget after \(entries) entries",
                         searchExhausted: true))
-                } else if walker.skippedMounts, stop == nil {
+                } else if walk.skippedMounts, stop == nil {
                     // The shared walk did not enter a mount it met inside the volume (a bind mount
                     // of one of its folders, say): the bookmark's own search, as `resolve()`
                     // makes it, starts where the object was and may be behind that mount.
