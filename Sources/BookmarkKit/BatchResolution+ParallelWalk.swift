@@ -143,11 +143,13 @@ extension BatchResolution {
 }
 
 /// The pending bookmarks a walk has found, for walkers on several threads: each is claimed once.
+/// (A pthread mutex, `Locked`, not `Synchronization.Mutex`: ThreadSanitizer sees the one and not
+/// the other, Tools/sanitizers.)
 final class WalkClaims: Sendable {
-    private let state: Mutex<(claimed: [Bool], remaining: Int)>
+    private let state: Locked<(claimed: [Bool], remaining: Int)>
 
     init(count: Int) {
-        state = Mutex(([Bool](repeating: false, count: count), count))
+        state = Locked(([Bool](repeating: false, count: count), count))
     }
 
     /// Claims `position`: `false` when another walker claimed it first. `allFound` is set when
