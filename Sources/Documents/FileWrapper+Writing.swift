@@ -168,22 +168,37 @@
         /// beneath the package.
         private func fill(_ directory: Directory, with node: FileWrapper, at components: [[UInt8]], original: OwnedDescriptor?) throws {
             guard let table = node.loadedChildren() else { throw unreadable(node) }
-            for key in table.dictionary.keys.sorted() {
+            let keys = table.dictionary.keys.sorted()
+            // A large directory's children in the original are read ahead on another core
+            // (ChildStatusPrefetch); the reader is stopped before `original` can be closed.
+            var prefetch: ChildStatusPrefetch?
+            if let original, keys.count >= ChildStatusPrefetch.threshold {
+                prefetch = ChildStatusPrefetch(names: keys.map { table.dictionary[$0]?.originalName }, in: original)
+            }
+            defer { prefetch?.finish() }
+            for (index, key) in keys.enumerated() {
                 guard let child = table.dictionary[key] else { continue }
                 let name = child.nameOnDisk(key: key)
                 try child.locked { () throws -> Void in
-                    try write(child, as: name, at: components + [name], in: directory, original: original)
+                    try write(
+                        child, as: name, at: components + [name], in: directory, original: original,
+                        prefetched: prefetch?.status(at: index))
                 }
             }
         }
 
+        /// Writes one child. `prefetched`: its status in the original, read ahead
+        /// (``ChildStatusPrefetch``), used instead of reading it again.
         private func write(
-            _ child: FileWrapper, as name: [UInt8], at components: [[UInt8]], in directory: Directory, original: OwnedDescriptor?
+            _ child: FileWrapper, as name: [UInt8], at components: [[UInt8]], in directory: Directory, original: OwnedDescriptor?,
+            prefetched: Result<FileStatus, FileSystemError>? = nil
         ) throws {
-            let checked = try checkUnchanged(child, at: components, in: original)
+            let checked = try checkUnchanged(child, at: components, in: original, prefetched: prefetched)
             switch child.kind {
             case .regular:
-                let linkName = original.flatMap { linkableName(of: child, in: $0, status: checked) }
+                let linkName = original.flatMap {
+                    linkableName(of: child, in: $0, status: checked ?? (try? prefetched?.get()))
+                }
                 if options.contains(.cloningUnchangedFiles), let original, let linkName {
                     try clone(child, from: linkName, in: original, as: name, into: directory)
                     return
@@ -258,11 +273,15 @@
         /// With ``refusesExternalChanges``: a child read or saved at this very place (`components`
         /// beneath the package) must be exactly the object recorded then, or another process
         /// changed it. Returns the status read, for the link decision; `nil` when not checked.
-        private func checkUnchanged(_ child: FileWrapper, at components: [[UInt8]], in original: OwnedDescriptor?) throws -> FileStatus? {
+        private func checkUnchanged(
+            _ child: FileWrapper, at components: [[UInt8]], in original: OwnedDescriptor?,
+            prefetched: Result<FileStatus, FileSystemError>? = nil
+        ) throws -> FileStatus? {
             guard refusesExternalChanges, let original, let snapshot = child.snapshot, let name = child.originalName,
                 child.source?.components == components
             else { return nil }
-            guard let status = try? original.statusOfChild(name), Snapshot(status) == snapshot else {
+            let read = prefetched ?? Result { () throws(FileSystemError) in try original.statusOfChild(name) }
+            guard let status = try? read.get(), Snapshot(status) == snapshot else {
                 throw DocumentError.modifiedByAnotherProcess(url)
             }
             return status

@@ -190,6 +190,43 @@ struct DocumentControllerTests {
         }
     }
 
+    @Test("a package of 1,500 notes (children read ahead on another thread): unchanged ones linked; one edited in place by another process, found far into the listing, is a conflict")
+    func largePackage() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let fixture = PackageFixture(root: volume.path("docs"))
+            try FileManager.default.createDirectory(atPath: fixture.root, withIntermediateDirectories: true)
+            let names = (0..<1_500).map { String(format: "note-%04d.txt", $0) }
+            _ = try DocumentController(
+                creating: NotesDocument(notes: Dictionary(uniqueKeysWithValues: names.map { ($0, "text of \($0)") })),
+                at: fixture.url("Big.notes"), contentType: NotesDocument.notesType)
+            FileWrapper.waitForBackgroundRemovals()
+            for edited in [false, true] {
+                let controller = try DocumentController<NotesDocument>(contentsOf: fixture.url("Big.notes"))
+                let inodes = try names.map { try fixture.inode("Big.notes/\($0)") }
+                if edited {
+                    // Same inode, new bytes: only the status read before linking can tell.
+                    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: fixture.path("Big.notes/note-1400.txt")))
+                    try handle.write(contentsOf: Data("theirs, longer than before".utf8))
+                    try handle.close()
+                }
+                let before = try fixture.tree("Big.notes")
+                controller.document.edit("note-0001.txt", "ours")
+                if edited {
+                    #expect(throws: DocumentError.modifiedByAnotherProcess(package(fixture, "Big.notes"))) { try controller.save() }
+                    #expect(try fixture.tree("Big.notes") == before, "nothing written")
+                } else {
+                    try controller.save()
+                    FileWrapper.waitForBackgroundRemovals()
+                    let after = try names.map { try fixture.inode("Big.notes/\($0)") }
+                    let relinked = zip(inodes, after).enumerated().filter { $0.1.0 != $0.1.1 }.map(\.offset)
+                    #expect(relinked == [1], "only the edited note is a new file")
+                    #expect(try String(contentsOfFile: fixture.path("Big.notes/note-0001.txt"), encoding: .utf8) == "ours")
+                }
+            }
+            FileWrapper.waitForBackgroundRemovals()
+        }
+    }
+
     @Test("moved while open: the move is seen, the save goes to the new place, nothing is recreated at the old one (tmpfs too)", arguments: saveFileSystems)
     func movedWhileOpen(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in
