@@ -135,6 +135,13 @@ extension BatchResolution {
             parts: parts, entries: entries + counts.reduce(0, +), complete: complete, skippedMounts: skipped.value)
     }
 
+    /// One budget and one deadline for every part of a volume's walk, from the batch's options.
+    func walkShare() -> WalkShare {
+        WalkShare(
+            budget: options.budget,
+            deadline: ContinuousClock.now.advanced(by: min(options.budget.time, .seconds(86_400 * 365))))
+    }
+
     /// Whether the caller cancelled (the flag or the task).
     private static func isCancelled(_ flag: CancellationFlag?) -> Bool {
         flag?.isCancelled == true || Task.isCancelled

@@ -109,12 +109,9 @@ extension BatchResolution {
         }
         progress?(BatchProgress(settled: 0, total: results.count, entriesWalked: 0, volume: volume.mountPoint))
         let claims = WalkClaims(count: items.count)
-        let share = WalkShare(
-            budget: options.budget,
-            deadline: ContinuousClock.now.advanced(by: min(options.budget.time, .seconds(86_400 * 365))))
         // A volume walk is large whatever the number of bookmarks it looks for.
         let walked = Self.parallelWalk(
-            volume, threads: threads(for: 4096), share: share, cancellation: options.cancellation,
+            volume, threads: threads(for: 4096), share: walkShare(), cancellation: options.cancellation,
             interesting: { first[$0.inode] != nil },
             examine: { (entry, directory, directoryPath, found: inout [(Int, WalkHit)]) -> Bool in
                 guard let status = try? directory.statusOfChild(entry.name) else { return false }

@@ -239,11 +239,8 @@ struct BatchResolution {
             let items = group.items
             let candidates = byInode  // read by every part, written by none
             let claims = WalkClaims(count: items.count)
-            let share = WalkShare(
-                budget: options.budget,
-                deadline: ContinuousClock.now.advanced(by: min(options.budget.time, .seconds(86_400 * 365))))
             let walk = Self.parallelWalk(
-                volume, threads: threads(for: 4096), share: share, cancellation: options.cancellation,
+                volume, threads: threads(for: 4096), share: walkShare(), cancellation: options.cancellation,
                 interesting: { candidates[$0.inode] != nil },
                 examine: { (entry, parent, path, hits: inout [(Int, Found)]) -> Bool in
                     var allFound = false
