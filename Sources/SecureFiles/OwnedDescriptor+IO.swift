@@ -78,22 +78,3 @@ extension OwnedDescriptor {
         _ = try using("fsync") { Sys.fsync($0) }
     }
 }
-
-extension OwnedDescriptor {
-    /// Whether the kernel has signalled an exceptional condition on this descriptor since the last
-    /// call: one `poll` with `POLLPRI` and a zero timeout, which never waits. On an open
-    /// `/proc/self/mountinfo` that is how the kernel says the mount table changed (proc(5)):
-    /// `POLLPRI | POLLERR` once per change, cleared by the poll that reports it.
-    ///
-    /// The corresponding C function is `poll`.
-    package func hasPriorityEvent() throws(FileSystemError) -> Bool {
-        try using("poll") { fd in
-            var entry = pollfd(fd: fd, events: Int16(POLLPRI), revents: 0)
-            return withUnsafeMutablePointer(to: &entry) { pointer in
-                Sys.pollNow(UnsafeMutableBufferPointer(start: pointer, count: 1)).map { _ in
-                    pointer.pointee.revents & Int16(POLLPRI | POLLERR) != 0
-                }
-            }
-        }
-    }
-}

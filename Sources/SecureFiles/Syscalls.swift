@@ -209,11 +209,6 @@ enum Sys {
         throughSeam("poll", descriptor: fds.first?.fd) { Glibc.poll(fds.baseAddress, nfds_t(fds.count), milliseconds) }
     }
 
-    /// poll(2) with a zero timeout: never blocks. The first descriptor is the one recorded.
-    static func pollNow(_ fds: UnsafeMutableBufferPointer<pollfd>) -> Result<CInt, Errno> {
-        throughSeam("poll", descriptor: fds.first?.fd) { Glibc.poll(fds.baseAddress, nfds_t(fds.count), 0) }
-    }
-
     /// epoll_create1(2) with `EPOLL_CLOEXEC`.
     static func epollCreate() -> Result<CInt, Errno> {
         throughSeam("epoll_create1", returnsDescriptor: true) { cls_epoll_create_cloexec() }
