@@ -215,7 +215,13 @@ struct DocumentControllerTests {
                     #expect(throws: DocumentError.modifiedByAnotherProcess(package(fixture, "Big.notes"))) { try controller.save() }
                     #expect(try fixture.tree("Big.notes") == before, "nothing written")
                 } else {
-                    try controller.save()
+                    // The statuses are read on another thread: the caller's audit log still sees
+                    // every one, relative to the original package's descriptor.
+                    let trace = AuditLog(level: .calls)
+                    try SyscallSeam.$observer.withValue(trace) { try controller.save() }
+                    let looked = Set(trace.calls.filter { $0.name == "statx" }.compactMap(\.path))
+                    #expect(names.allSatisfy { looked.contains(Array($0.utf8)) }, "a child's statx escaped the audit log")
+                    #expect(trace.calls.filter { $0.name == "linkat" }.count == names.count - 1)
                     FileWrapper.waitForBackgroundRemovals()
                     let after = try names.map { try fixture.inode("Big.notes/\($0)") }
                     let relinked = zip(inodes, after).enumerated().filter { $0.1.0 != $0.1.1 }.map(\.offset)
