@@ -139,7 +139,7 @@
         }
         // `%00` decodes to a NUL byte, which no path can hold (as a C string it would end there and
         // name another file).
-        guard let bytes = FileURLPaths.percentDecoded(encoded), !bytes.isEmpty, !bytes.contains(0) else { return nil }
+        guard let bytes = FileURLPaths.percentDecoded(encoded), !bytes.isEmpty, !PathBytes(bytes).containsNUL else { return nil }
         return PathBytes(bytes).isNormalAbsolute ? bytes : PathBytes(PathBytes(bytes).filePath).bytes
     }
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import FileIdentity
 import SecureFiles
-import Synchronization
 import SystemPackage
 
 // A library's shared walk reads the whole volume: on one thread it was a third of a large batch.
@@ -143,7 +142,7 @@ extension BatchResolution {
     }
 
     /// Whether the caller cancelled (the flag or the task).
-    private static func isCancelled(_ flag: CancellationFlag?) -> Bool {
+    static func isCancelled(_ flag: CancellationFlag?) -> Bool {
         flag?.isCancelled == true || Task.isCancelled
     }
 
@@ -157,6 +156,11 @@ final class WalkClaims: Sendable {
 
     init(count: Int) {
         state = Locked(([Bool](repeating: false, count: count), count))
+    }
+
+    /// Whether `position` is claimed already: a walker need not confirm it again.
+    func isClaimed(_ position: Int) -> Bool {
+        state.withLock { $0.claimed[position] }
     }
 
     /// Claims `position`: `false` when another walker claimed it first. `allFound` is set when

@@ -244,7 +244,9 @@ struct BatchResolution {
                 interesting: { candidates[$0.inode] != nil },
                 examine: { (entry, parent, path, hits: inout [(Int, Found)]) -> Bool in
                     var allFound = false
-                    for position in candidates[entry.inode] ?? [] {
+                    // A position found already (by its own inode or its parent's) is not
+                    // confirmed again: confirming opens the entry.
+                    for position in candidates[entry.inode] ?? [] where !claims.isClaimed(position) {
                         let goal = SearchGoal(
                             recorded: items[position].resolver.recorded,
                             name: items[position].resolver.recorded.components.last ?? [])
@@ -266,7 +268,7 @@ struct BatchResolution {
             // walk was serial.)
             let stop: VolumeWalker.Stop? =
                 walk.complete || walk.parts.isEmpty
-                ? nil : (options.cancellation?.isCancelled == true || Task.isCancelled ? .cancelled : .exhausted)
+                ? nil : (Self.isCancelled(options.cancellation) ? .cancelled : .exhausted)
             let entries = walk.entries
             walked += entries
             progress?(BatchProgress(settled: settled, total: total, entriesWalked: walked, volume: volume.mountPoint))
