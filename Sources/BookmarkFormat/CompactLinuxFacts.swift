@@ -253,6 +253,41 @@ enum CompactLinuxFacts {
         return Decoded(facts: facts, pathIsComponentCount: pathIsComponentCount, trailingComponents: trailingComponents)
     }
 
+    /// The per-file facts as a quick view needs them, read as ``decode(_:fileFactsOnly:pathComponents:)``
+    /// reads them with `fileFactsOnly` (failing where it fails), with the handle and a
+    /// mount-relative path left where they lie: positions in `bytes` plus `base`.
+    static func fileFactSpans(_ bytes: UnsafeRawBufferPointer, base: Int) throws(BookmarkFormatError) -> QuickFileFacts {
+        var r = CompactReader(bytes, key: LinuxKeys.compactName)
+        let v = try r.byte()
+        guard v == version else {
+            throw BookmarkFormatError(.malformedValue("\(LinuxKeys.compactName): layout version \(v), not \(version)"), at: 0)
+        }
+        func rebased(_ span: Range<Int>) -> Range<Int> { base + span.lowerBound..<base + span.upperBound }
+        let mask = try r.varint()
+        var facts = QuickFileFacts()
+        if mask & Field.generation != 0 { facts.generation = try r.varint() }
+        if mask & Field.handleType != 0 { facts.handleType = Int32(exactly: try r.signedVarint()) }
+        if mask & Field.handle != 0 { facts.handle = rebased(try r.lengthPrefixedSpan()) }
+        if mask & Field.birthTime != 0 {
+            let seconds = try r.signedVarint()
+            let nanoseconds = try r.varint()
+            if nanoseconds < 1_000_000_000 { facts.birthTime = LinuxTimestamp(seconds: seconds, nanoseconds: UInt32(nanoseconds)) }
+        }
+        if mask & Field.subvolumeID != 0 { facts.subvolumeID = try r.varint() }
+        if mask & Field.volumeUUIDSource != 0 {
+            // The volume's fact: stepped over.
+            if try r.byte() == 0 { try r.skip(length: try r.varint()) }
+        }
+        if mask & Field.mountRelativePath != 0 {
+            let tag = try r.varint()
+            facts.mountRelative = tag & 1 == 1 ? .bytes(rebased(try r.span(length: tag >> 1))) : .trailing(tag >> 1)
+        }
+        // The volume's facts, stepped over, their framing checked as full decoding checks it.
+        if mask & Field.fsType != 0 { try r.skip(length: try r.varint()) }
+        if mask & Field.fsid != 0 { try r.skip(length: 8) }
+        return facts
+    }
+
     /// `"/"` and the last `count` components joined by `"/"`; `nil` when there are fewer.
     static func joinedTrailing(_ count: UInt64, of components: [ByteString]) -> ByteString? {
         guard count <= UInt64(components.count) else { return nil }

@@ -8,7 +8,13 @@ package enum RawBytes {
     /// Whether `bytes` and `other` hold the same bytes.
     package static func equal(_ bytes: UnsafeRawBufferPointer, _ other: [UInt8]) -> Bool {
         guard bytes.count == other.count else { return false }
-        return other.withUnsafeBytes { other in
+        return other.withUnsafeBytes { equal(bytes, $0) }
+    }
+
+    /// Whether `bytes` and `other` hold the same bytes.
+    package static func equal(_ bytes: UnsafeRawBufferPointer, _ other: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count == other.count else { return false }
+        do {
             let count = bytes.count
             var at = 0
             while at + 8 <= count {

@@ -118,4 +118,17 @@ struct CompactReader {
     mutating func lengthPrefixed() throws(BookmarkFormatError) -> [UInt8] {
         try bytes(length: try varint())
     }
+
+    /// Where the next `length` bytes are (a length read from the input), stepped over, copied
+    /// nowhere: a quick view keeps the position instead of the bytes.
+    mutating func span(length: UInt64) throws(BookmarkFormatError) -> Range<Int> {
+        let start = offset
+        offset += try available(length)
+        return start..<offset
+    }
+
+    /// A LEB128 length, then where that many bytes are (``span(length:)``).
+    mutating func lengthPrefixedSpan() throws(BookmarkFormatError) -> Range<Int> {
+        try span(length: try varint())
+    }
 }

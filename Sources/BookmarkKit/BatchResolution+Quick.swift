@@ -60,6 +60,14 @@ struct QuickVolumeMemo: Sendable {
     /// The volume's unique mount id (`STATX_MNT_ID_UNIQUE`), once an object found on it showed it.
     var uniqueMountID: UniqueMountID?
 
+    /// Whether the record's volume strings are this memo's, compared by `same`.
+    func isSame(
+        uuid: Slice<UnsafeRawBufferPointer>, path: Slice<UnsafeRawBufferPointer>?, name: Slice<UnsafeRawBufferPointer>?,
+        _ same: (Slice<UnsafeRawBufferPointer>?, [UInt8]?) -> Bool
+    ) -> Bool {
+        same(uuid, self.uuid) && same(path, self.path) && same(name, self.name)
+    }
+
     /// Whether `status` is of an object on this memo's mount, told without the shared tables.
     func isMount(of status: FileStatus) -> Bool {
         if let id = status.mountID { return id == volume.mountID }
@@ -169,23 +177,30 @@ extension BatchResolution {
         options: ResolutionOptions, directory: MountedVolumes, result: UnsafeMutablePointer<Result<Resolution, BookmarkError>>
     ) -> StoredOutcome {
         if options.cancellation?.isCancelled == true || Task.isCancelled { return .fullPath }
-        guard let view = BookmarkQuickView(bytes, copyingVolumeStrings: false), let inode = view.inode,
-            let birth = view.linux.birthTime, let uuidSpan = view.volumeUUIDSpan,
+        // Spans, not copies: the path is made once, where the object is now.
+        guard let spans = BookmarkQuickSpans(bytes), let inode = spans.inode, let birth = spans.file.birthTime,
+            let uuidSpan = spans.volumeUUIDSpan,
             volumeMemo(
-                uuid: bytes[uuidSpan], path: view.volumePathSpan.map { bytes[$0] }, name: view.volumeNameSpan.map { bytes[$0] },
+                uuid: bytes[uuidSpan], path: spans.volumePathSpan.map { bytes[$0] }, name: spans.volumeNameSpan.map { bytes[$0] },
                 memo: &memo, directory: directory),
-            let volume = memo?.volume, let mountPointChanged = memo?.mountPointChanged, let nameChanged = memo?.nameChanged
+            let mountPoint = memo?.volume.mountPoint, let mountPointChanged = memo?.mountPointChanged,
+            let nameChanged = memo?.nameChanged,
+            let (current, sameAsRecorded) = spans.currentPath(bytes, mountPoint: mountPoint)
         else { return .fullPath }
-        let current = Recorded.rerooted(view.path, relative: view.linux.mountRelativePath?.bytes, at: volume)
+        var recorded: [UInt8]?
+        if !sameAsRecorded {
+            guard let joined = spans.joinedPath(bytes) else { return .fullPath }
+            recorded = joined
+        }
         guard !directory.hazard(of: current).needsCare else { return .fullPath }
         var handle: FileHandleData?
-        if let type = view.linux.handleType, let handleBytes = view.linux.handle {
-            handle = FileHandleData(type: type, bytes: handleBytes, mountID: MountID(rawValue: 0))
+        if let type = spans.file.handleType, let span = spans.file.handle {
+            handle = FileHandleData(type: type, bytes: Array(UnsafeRawBufferPointer(rebasing: bytes[span])), mountID: MountID(rawValue: 0))
         }
         let item = QuickPending(
-            index: index, source: source, current: current, recorded: current == view.path ? nil : view.path,
+            index: index, source: source, current: current, recorded: recorded,
             inode: inode, birthTime: Timestamp(seconds: birth.seconds, nanoseconds: birth.nanoseconds),
-            generation: view.linux.generation.map { UInt32(truncatingIfNeeded: $0) }, subvolume: view.linux.subvolumeID,
+            generation: spans.file.generation.map { UInt32(truncatingIfNeeded: $0) }, subvolume: spans.file.subvolumeID,
             handle: handle, volumeMountPointChanged: mountPointChanged, volumeNameChanged: nameChanged)
         // In place: the memo is not copied for every record.
         return memo?.check(item, volumes: directory, result: result) ?? .fullPath
@@ -206,9 +221,8 @@ extension BatchResolution {
             default: return false
             }
         }
-        if let last = memo, same(uuidSlice, last.uuid), same(pathSlice, last.path), same(nameSlice, last.name) {
-            return true
-        }
+        // Compared in place (`memo?.`): binding the memo copied it, five retains per record.
+        if memo?.isSame(uuid: uuidSlice, path: pathSlice, name: nameSlice, same) == true { return true }
         let uuid = Array(uuidSlice)
         let path = pathSlice.map { Array($0) }
         let name = nameSlice.map { Array($0) }
@@ -217,7 +231,7 @@ extension BatchResolution {
         else { return false }
         let nameChanged = name.flatMap { ByteString(bytes: $0).string }.map { $0 != Resolver.currentVolumeName(volume) }
         let fresh = QuickVolumeMemo(
-            uuid: uuid, path: path, name: name, volume: volume, key: volume.key,
+            uuid: uuid, path: path, name: name, volume: volume.withOwnBox(), key: volume.key,
             mountPointChanged: path.map { PathBytes($0) != PathBytes(volume.mountPoint) } ?? false,
             nameChanged: nameChanged ?? false)
         memo = fresh

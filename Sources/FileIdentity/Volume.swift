@@ -94,6 +94,15 @@ public struct Volume: Sendable, Hashable {
             sessionUUID: sessionUUID, mountPointPath: FilePath(bytes: mountPoint)))
     }
 
+    /// The same volume with a box of its own. A thread that copies one volume into many results
+    /// (a batch's worker) retains its own box instead of one that every core retains, whose
+    /// reference count would move between the cores' caches on every copy.
+    package func withOwnBox() -> Volume {
+        var copy = self
+        copy.box = Box(box.fields)
+        return copy
+    }
+
     /// Sets one field: a new box, so copies that share the old one are unaffected.
     private mutating func update(_ change: (inout Fields) -> Void) {
         var fields = box.fields

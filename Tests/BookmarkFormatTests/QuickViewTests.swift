@@ -49,6 +49,68 @@ struct QuickViewTests {
         return true
     }
 
+    /// Where a single resolution looks for the object with the volume mounted at `mountPoint`
+    /// (`Recorded.rerooted`'s rule), from a fully decoded record.
+    static func rerooted(_ full: BookmarkRecord, at mountPoint: [UInt8]) -> [UInt8] {
+        let want = expected(full)
+        guard let relative = want.linux.mountRelativePath?.bytes else { return want.path }
+        if mountPoint == [UInt8(ascii: "/")] { return relative }
+        return relative == [UInt8(ascii: "/")] ? mountPoint : mountPoint + relative
+    }
+
+    static let mountPoints: [[UInt8]] = ["/", "/mnt/volume", "/a"].map { Array($0.utf8) }
+
+    /// The spans' paths against full decoding's: the recorded path, the mount-relative path, and
+    /// the path under each of ``mountPoints``.
+    static func checkPaths(_ bytes: [UInt8], _ full: BookmarkRecord) {
+        bytes.withUnsafeBytes { raw in
+            guard let spans = BookmarkQuickSpans(raw) else { return }
+            let recorded = expected(full).path
+            #expect(spans.joinedPath(raw) == recorded)
+            #expect(spans.mountRelativePath(raw) == expected(full).linux.mountRelativePath?.bytes)
+            for mountPoint in mountPoints {
+                let want = rerooted(full, at: mountPoint)
+                let got = spans.currentPath(raw, mountPoint: mountPoint)
+                #expect(got?.path == want, "under \(String(decoding: mountPoint, as: UTF8.self))")
+                #expect(got?.sameAsRecorded == (want == recorded))
+            }
+            #expect(spans.isRecordedPath(raw, recorded))
+            // One byte changed, one more or one fewer: not the recorded path.
+            var other = recorded
+            other[other.count - 1] ^= 0x01
+            #expect(!spans.isRecordedPath(raw, other))
+            #expect(!spans.isRecordedPath(raw, recorded + [UInt8(ascii: "x")]))
+            #expect(!spans.isRecordedPath(raw, Array(recorded.dropLast())))
+        }
+    }
+
+    @Test("the path under a mount point, made from the spans in one allocation: the one a single resolution looks at")
+    func currentPaths() throws {
+        var checked = 0
+        for seed in 0..<300 as Range<UInt64> {
+            var record = RandomRecords.record(seed: seed, interop: false)
+            let components = record.pathComponents ?? []
+            // No mount-relative path, one stored as a count of trailing components (none, one, all),
+            // or as bytes.
+            let relative: ByteString?
+            switch seed % 5 {
+            case 0: relative = nil
+            case 1: relative = components.isEmpty ? "/" : ByteString(bytes: [UInt8(ascii: "/")] + components.last!.bytes)
+            case 2: relative = "/"
+            case 3: relative = ByteString(bytes: components.flatMap { [UInt8(ascii: "/")] + $0.bytes })
+            default: relative = "/elsewhere/x"
+            }
+            try record.setLinuxFacts(LinuxFileFacts(
+                generation: seed, handleType: 1, handle: [1, 2, 3], birthTime: LinuxTimestamp(seconds: Int64(seed), nanoseconds: 5),
+                volumeUUIDSource: .ext4Ioctl, mountRelativePath: relative, fsType: "ext4"))
+            let bytes = try record.encoded()
+            guard bytes.withUnsafeBytes({ BookmarkQuickSpans($0) }) != nil else { continue }
+            Self.checkPaths(bytes, try BookmarkRecord(decoding: bytes))
+            checked += 1
+        }
+        #expect(checked > 150, "\(checked) of 300 read")
+    }
+
     @Test("random records with our Linux facts (compact, path as a component count or as bytes): the same facts")
     func randomRecords() throws {
         var answered = 0
@@ -91,6 +153,7 @@ struct QuickViewTests {
             let quick = bytes.withUnsafeBytes { BookmarkQuickView($0) }
             if quick != nil, let full = try? BookmarkRecord(decoding: bytes) {
                 _ = Self.check(bytes, full)
+                Self.checkPaths(bytes, full)
                 compared += 1
             }
         }
