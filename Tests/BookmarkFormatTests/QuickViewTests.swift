@@ -68,7 +68,11 @@ struct QuickViewTests {
             let recorded = expected(full).path
             #expect(spans.joinedPath(raw) == recorded)
             #expect(spans.mountRelativePath(raw) == expected(full).linux.mountRelativePath?.bytes)
-            for mountPoint in mountPoints {
+            // Also the record's own leading components, where a library's records mostly are: the
+            // re-rooted path is then the recorded one.
+            let components = full.pathComponents ?? []
+            let own = components.count < 2 ? [] : [components.dropLast().flatMap { [UInt8(ascii: "/")] + $0.bytes }]
+            for mountPoint in mountPoints + own {
                 let want = rerooted(full, at: mountPoint)
                 let got = spans.currentPath(raw, mountPoint: mountPoint)
                 #expect(got?.path == want, "under \(String(decoding: mountPoint, as: UTF8.self))")
