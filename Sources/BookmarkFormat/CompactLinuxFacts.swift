@@ -199,33 +199,21 @@ enum CompactLinuxFacts {
     ///   component count: the record's `0x1004` components.
     /// - Throws: ``BookmarkFormatError``: `malformedValue` for another version or a number
     ///   longer than 64 bits, `truncated` when a field or a length runs past the end.
-    static func decode(
-        _ bytes: UnsafeRawBufferPointer, fileFactsOnly: Bool = false, pathComponents: () -> [ByteString]?
-    ) throws(BookmarkFormatError) -> Decoded {
-        var r = CompactReader(bytes, key: LinuxKeys.compactName)
-        let v = try r.byte()
-        guard v == version else {
-            throw BookmarkFormatError(.malformedValue("\(LinuxKeys.compactName): layout version \(v), not \(version)"), at: 0)
-        }
-        let mask = try r.varint()
+    static func decode(_ bytes: UnsafeRawBufferPointer, pathComponents: () -> [ByteString]?) throws(BookmarkFormatError)
+        -> Decoded
+    {
+        var (r, mask) = try reader(bytes)
         var facts = LinuxFileFacts()
         var pathIsComponentCount = false
         var trailingComponents: UInt64?
         if mask & Field.generation != 0 { facts.generation = try r.varint() }
         if mask & Field.handleType != 0 { facts.handleType = Int32(exactly: try r.signedVarint()) }
         if mask & Field.handle != 0 { facts.handle = try r.lengthPrefixed() }
-        if mask & Field.birthTime != 0 {
-            let seconds = try r.signedVarint()
-            let nanoseconds = try r.varint()
-            if nanoseconds < 1_000_000_000 { facts.birthTime = LinuxTimestamp(seconds: seconds, nanoseconds: UInt32(nanoseconds)) }
-        }
+        if mask & Field.birthTime != 0 { facts.birthTime = try birthTime(&r) }
         if mask & Field.subvolumeID != 0 { facts.subvolumeID = try r.varint() }
         if mask & Field.volumeUUIDSource != 0 {
             let code = Int(try r.byte())
-            if fileFactsOnly {
-                // The volume's fact: stepped over (a quick view reads the file's facts only).
-                if code == 0 { try r.skip(length: try r.varint()) }
-            } else if code == 0 {
+            if code == 0 {
                 facts.volumeUUIDSource = String(validating: try r.lengthPrefixed(), as: UTF8.self).map(VolumeUUIDSource.init(rawValue:))
             } else if code <= sourceCodes.count {
                 facts.volumeUUIDSource = sourceCodes[code - 1]
@@ -241,51 +229,49 @@ enum CompactLinuxFacts {
                 facts.mountRelativePath = pathComponents().flatMap { joinedTrailing(tag >> 1, of: $0) }
             }
         }
-        // The volume's facts, after the file's: a quick view steps over them, failing where full
-        // decoding fails (a length past the end), so that both read the same records.
-        if fileFactsOnly {
-            if mask & Field.fsType != 0 { try r.skip(length: try r.varint()) }
-            if mask & Field.fsid != 0 { try r.skip(length: 8) }
-            return Decoded(facts: facts, pathIsComponentCount: pathIsComponentCount, trailingComponents: trailingComponents)
-        }
         if mask & Field.fsType != 0 { facts.fsType = String(validating: try r.lengthPrefixed(), as: UTF8.self) }
         if mask & Field.fsid != 0 { facts.fsid = LinuxFSID(bytes: try r.bytes(8)) }
         return Decoded(facts: facts, pathIsComponentCount: pathIsComponentCount, trailingComponents: trailingComponents)
     }
 
-    /// The per-file facts as a quick view needs them, read as ``decode(_:fileFactsOnly:pathComponents:)``
-    /// reads them with `fileFactsOnly` (failing where it fails), with the handle and a
-    /// mount-relative path left where they lie: positions in `bytes` plus `base`.
+    /// The per-file facts as a quick view needs them, read as ``decode(_:pathComponents:)`` reads
+    /// them (failing where it fails), with the handle and a mount-relative path left where they
+    /// lie (positions in `bytes` plus `base`) and the volume's facts stepped over.
     static func fileFactSpans(_ bytes: UnsafeRawBufferPointer, base: Int) throws(BookmarkFormatError) -> QuickFileFacts {
+        var (r, mask) = try reader(bytes)
+        func rebased(_ span: Range<Int>) -> Range<Int> { base + span.lowerBound..<base + span.upperBound }
+        var facts = QuickFileFacts()
+        if mask & Field.generation != 0 { facts.generation = try r.varint() }
+        if mask & Field.handleType != 0 { facts.handleType = Int32(exactly: try r.signedVarint()) }
+        if mask & Field.handle != 0 { facts.handle = rebased(try r.lengthPrefixedSpan()) }
+        if mask & Field.birthTime != 0 { facts.birthTime = try birthTime(&r) }
+        if mask & Field.subvolumeID != 0 { facts.subvolumeID = try r.varint() }
+        if mask & Field.volumeUUIDSource != 0, try r.byte() == 0 { try r.skip(length: try r.varint()) }
+        if mask & Field.mountRelativePath != 0 {
+            let tag = try r.varint()
+            facts.mountRelative = tag & 1 == 1 ? .bytes(rebased(try r.span(length: tag >> 1))) : .trailing(tag >> 1)
+        }
+        if mask & Field.fsType != 0 { try r.skip(length: try r.varint()) }
+        if mask & Field.fsid != 0 { try r.skip(length: 8) }
+        return facts
+    }
+
+    /// A reader past the layout version (checked) and the field mask.
+    private static func reader(_ bytes: UnsafeRawBufferPointer) throws(BookmarkFormatError) -> (CompactReader, UInt64) {
         var r = CompactReader(bytes, key: LinuxKeys.compactName)
         let v = try r.byte()
         guard v == version else {
             throw BookmarkFormatError(.malformedValue("\(LinuxKeys.compactName): layout version \(v), not \(version)"), at: 0)
         }
-        func rebased(_ span: Range<Int>) -> Range<Int> { base + span.lowerBound..<base + span.upperBound }
         let mask = try r.varint()
-        var facts = QuickFileFacts()
-        if mask & Field.generation != 0 { facts.generation = try r.varint() }
-        if mask & Field.handleType != 0 { facts.handleType = Int32(exactly: try r.signedVarint()) }
-        if mask & Field.handle != 0 { facts.handle = rebased(try r.lengthPrefixedSpan()) }
-        if mask & Field.birthTime != 0 {
-            let seconds = try r.signedVarint()
-            let nanoseconds = try r.varint()
-            if nanoseconds < 1_000_000_000 { facts.birthTime = LinuxTimestamp(seconds: seconds, nanoseconds: UInt32(nanoseconds)) }
-        }
-        if mask & Field.subvolumeID != 0 { facts.subvolumeID = try r.varint() }
-        if mask & Field.volumeUUIDSource != 0 {
-            // The volume's fact: stepped over.
-            if try r.byte() == 0 { try r.skip(length: try r.varint()) }
-        }
-        if mask & Field.mountRelativePath != 0 {
-            let tag = try r.varint()
-            facts.mountRelative = tag & 1 == 1 ? .bytes(rebased(try r.span(length: tag >> 1))) : .trailing(tag >> 1)
-        }
-        // The volume's facts, stepped over, their framing checked as full decoding checks it.
-        if mask & Field.fsType != 0 { try r.skip(length: try r.varint()) }
-        if mask & Field.fsid != 0 { try r.skip(length: 8) }
-        return facts
+        return (r, mask)
+    }
+
+    /// The birth time: seconds, then nanoseconds (`nil` for 10⁹ or more).
+    private static func birthTime(_ r: inout CompactReader) throws(BookmarkFormatError) -> LinuxTimestamp? {
+        let seconds = try r.signedVarint()
+        let nanoseconds = try r.varint()
+        return nanoseconds < 1_000_000_000 ? LinuxTimestamp(seconds: seconds, nanoseconds: UInt32(nanoseconds)) : nil
     }
 
     /// `"/"` and the last `count` components joined by `"/"`; `nil` when there are fewer.
