@@ -147,7 +147,7 @@ extension BookmarkQuickSpans {
         case nil: return joinedPath(bytes).map { ($0, true) }
         case .bytes(let span):
             let relative = UnsafeRawBufferPointer(rebasing: bytes[span])
-            if mountPoint.count == 1, mountPoint.first == UInt8(ascii: "/") {
+            if Self.isRoot(mountPoint) {
                 current = Array(relative)
             } else if relative.count == 1, relative.first == UInt8(ascii: "/") {
                 current = mountPoint
@@ -170,7 +170,7 @@ extension BookmarkQuickSpans {
         guard let view = QuickReader(bytes) else { return nil }
         let first = path.count - Int(min(count, UInt64(path.count)))
         if first == path.count { return mountPoint }
-        let atRoot = mountPoint.count == 1 && mountPoint.first == UInt8(ascii: "/")
+        let atRoot = Self.isRoot(mountPoint)
         var length = atRoot ? 0 : mountPoint.count
         for index in first..<path.count {
             guard let component = view.component(path, index) else { return nil }
@@ -208,6 +208,10 @@ extension BookmarkQuickSpans {
             }
             return at == out.count
         }
+    }
+
+    private static func isRoot(_ mountPoint: [UInt8]) -> Bool {
+        mountPoint.count == 1 && mountPoint.first == UInt8(ascii: "/")
     }
 
     /// An array of exactly `count` bytes that `fill` writes every one of; `nil` when `fill` fails.

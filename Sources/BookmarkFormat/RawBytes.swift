@@ -14,22 +14,20 @@ package enum RawBytes {
     /// Whether `bytes` and `other` hold the same bytes.
     package static func equal(_ bytes: UnsafeRawBufferPointer, _ other: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count == other.count else { return false }
-        do {
-            let count = bytes.count
-            var at = 0
-            while at + 8 <= count {
-                if bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)
-                    != other.loadUnaligned(fromByteOffset: at, as: UInt64.self)
-                {
-                    return false
-                }
-                at += 8
+        let count = bytes.count
+        var at = 0
+        while at + 8 <= count {
+            if bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+                != other.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+            {
+                return false
             }
-            while at < count {
-                if bytes[at] != other[at] { return false }
-                at += 1
-            }
-            return true
+            at += 8
         }
+        while at < count {
+            if bytes[at] != other[at] { return false }
+            at += 1
+        }
+        return true
     }
 }

@@ -60,12 +60,19 @@ struct QuickVolumeMemo: Sendable {
     /// The volume's unique mount id (`STATX_MNT_ID_UNIQUE`), once an object found on it showed it.
     var uniqueMountID: UniqueMountID?
 
-    /// Whether the record's volume strings are this memo's, compared by `same`.
+    /// Whether a record's volume UUID, path and name are this memo's, compared where they lie in
+    /// the record.
     func isSame(
-        uuid: Slice<UnsafeRawBufferPointer>, path: Slice<UnsafeRawBufferPointer>?, name: Slice<UnsafeRawBufferPointer>?,
-        _ same: (Slice<UnsafeRawBufferPointer>?, [UInt8]?) -> Bool
+        uuid: Slice<UnsafeRawBufferPointer>, path: Slice<UnsafeRawBufferPointer>?, name: Slice<UnsafeRawBufferPointer>?
     ) -> Bool {
-        same(uuid, self.uuid) && same(path, self.path) && same(name, self.name)
+        func same(_ slice: Slice<UnsafeRawBufferPointer>?, _ kept: [UInt8]?) -> Bool {
+            switch (slice, kept) {
+            case (nil, nil): return true
+            case (let slice?, let kept?): return RawBytes.equal(UnsafeRawBufferPointer(rebasing: slice), kept)
+            default: return false
+            }
+        }
+        return same(uuid, self.uuid) && same(path, self.path) && same(name, self.name)
     }
 
     /// Whether `status` is of an object on this memo's mount, told without the shared tables.
@@ -213,16 +220,9 @@ extension BatchResolution {
         uuid uuidSlice: Slice<UnsafeRawBufferPointer>, path pathSlice: Slice<UnsafeRawBufferPointer>?,
         name nameSlice: Slice<UnsafeRawBufferPointer>?, memo: inout QuickVolumeMemo?, directory: MountedVolumes
     ) -> Bool {
-        // Compared where they lie in the record; copied only for a new memo.
-        func same(_ slice: Slice<UnsafeRawBufferPointer>?, _ kept: [UInt8]?) -> Bool {
-            switch (slice, kept) {
-            case (nil, nil): return true
-            case (let slice?, let kept?): return RawBytes.equal(UnsafeRawBufferPointer(rebasing: slice), kept)
-            default: return false
-            }
-        }
-        // Compared in place (`memo?.`): binding the memo copied it, five retains per record.
-        if memo?.isSame(uuid: uuidSlice, path: pathSlice, name: nameSlice, same) == true { return true }
+        // Compared in place (`memo?.`): binding the memo copied it, five retains per record. The
+        // strings are copied only for a new memo.
+        if memo?.isSame(uuid: uuidSlice, path: pathSlice, name: nameSlice) == true { return true }
         let uuid = Array(uuidSlice)
         let path = pathSlice.map { Array($0) }
         let name = nameSlice.map { Array($0) }

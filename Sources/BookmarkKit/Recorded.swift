@@ -84,13 +84,11 @@ final class Recorded: Sendable {
 
     /// The path the object would have now if it had not moved on its volume: the mount-relative
     /// path under the volume's current mount point.
+    ///
+    /// A batch's quick pass makes the same path from the record's bytes
+    /// (`BookmarkQuickSpans.currentPath`); its tests hold it to this rule.
     func rerooted(at volume: Volume) -> [UInt8] {
-        Self.rerooted(path, relative: mountRelativePath, at: volume)
-    }
-
-    /// ``rerooted(at:)`` for a path and mount-relative path read elsewhere (a batch's quick view).
-    static func rerooted(_ path: [UInt8], relative: [UInt8]?, at volume: Volume) -> [UInt8] {
-        guard let relative else { return path }
+        guard let relative = mountRelativePath else { return path }
         let point = volume.mountPoint
         if point == [UInt8(ascii: "/")] { return relative }
         return relative == [UInt8(ascii: "/")] ? point : point + relative
