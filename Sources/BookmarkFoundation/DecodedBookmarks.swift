@@ -76,15 +76,16 @@
             try entry(for: data).entry.bookmark
         }
 
-        /// The entry for `data`: the recent one, a cached one, or a new one (decoded and cached).
-        private func entry(for data: Data) throws(BookmarkError) -> (key: Key, entry: Entry) {
+        /// The entry for `data`: the recent one, a cached one, or a new one (decoded and cached);
+        /// `isRecent` when it was the recent one.
+        private func entry(for data: Data) throws(BookmarkError) -> (key: Key, entry: Entry, isRecent: Bool) {
             if let recent = state.withLock({ $0.recent }),
                 data.withUnsafeBytes({ given in recent.key.bytes.withUnsafeBytes { sameBytes(given, $0) } })
             {
-                return recent
+                return (recent.key, recent.entry, true)
             }
             let key = Key(bytes: [UInt8](data))
-            if let hit = state.withLock({ $0.byData[key] }) { return (key, hit) }
+            if let hit = state.withLock({ $0.byData[key] }) { return (key, hit, false) }
             let entry = Entry(bookmark: try Bookmark(data: key.bytes))
             state.withLock { state in
                 guard state.byData[key] == nil else { return }
@@ -94,14 +95,14 @@
                 state.byData[key] = entry
                 state.order.append(key)
             }
-            return (key, entry)
+            return (key, entry, false)
         }
 
         /// Resolves `data` with `options`: the decoded bookmark from the cache, and the file URL of
         /// the path found, reused when it is the path the last resolution of these bytes found.
         func resolve(_ data: Data, options: ResolutionOptions) throws(BookmarkError) -> (url: URL, isStale: Bool) {
-            let (key, entry) = try entry(for: data)
-            let found = try resolve(key, entry, options: options)
+            let (key, entry, isRecent) = try entry(for: data)
+            let found = try resolve(key, entry, isRecent: isRecent, options: options)
             return (found.url, found.resolution.isStale)
         }
 
@@ -112,19 +113,20 @@
         func resolveScoped(
             _ data: Data, options: ResolutionOptions, identity: String, signingKey: SigningKey
         ) throws(SecurityScopeError) -> (url: URL, resolution: Resolution, readOnly: Bool) {
-            var (key, entry): (Key, Entry)
-            switch Result(catching: { () throws(BookmarkError) -> (Key, Entry) in try self.entry(for: data) }) {
-            case .success(let found): (key, entry) = found
+            var (key, entry, isRecent): (Key, Entry, Bool)
+            switch Result(catching: { () throws(BookmarkError) -> (Key, Entry, Bool) in try self.entry(for: data) }) {
+            case .success(let found): (key, entry, isRecent) = found
             case .failure(let error):
                 throw SecurityScopeError(.tampered, "the data does not decode: \(error.message)", bookmarkError: error)
             }
             if entry.verifiedBy != identity {
                 _ = try signingKey.verify(key.bytes)
                 entry.verifiedBy = identity
+                isRecent = false  // changed: store it
             }
             let found: (url: URL, resolution: Resolution)
             switch Result(catching: { () throws(BookmarkError) -> (url: URL, resolution: Resolution) in
-                try self.resolve(key, entry, options: options)
+                try self.resolve(key, entry, isRecent: isRecent, options: options)
             }) {
             case .success(let value): found = value
             case .failure(let error): throw SecurityScopeError(.resolution, error.description, bookmarkError: error)
@@ -133,7 +135,11 @@
             return (found.url, found.resolution, readOnly)
         }
 
-        private func resolve(_ key: Key, _ entry: Entry, options: ResolutionOptions) throws(BookmarkError)
+        /// Resolves `entry`'s bookmark and stores the entry back (as the recent one, with the URL
+        /// made) unless it is the recent one already, unchanged: an unmoved file's resolution of the
+        /// same `Data` again takes no lock after the look-up (the store replaced a whole entry in
+        /// the dictionary under the lock: about a twelfth of the call, perf, Docs/PERFORMANCE.md).
+        private func resolve(_ key: Key, _ entry: Entry, isRecent: Bool, options: ResolutionOptions) throws(BookmarkError)
             -> (url: URL, resolution: Resolution)
         {
             var entry = entry
@@ -142,6 +148,7 @@
             let url: URL
             if let last = entry.lastURL, last.path.withUnsafeBytes({ old in path.withUnsafeBytes { sameBytes(old, $0) } }) {
                 url = last.url
+                if isRecent { return (url, resolution) }
             } else {
                 url = fileURL(bytes: path, isDirectory: entry.isDirectory)
                 entry.lastURL = (path, url)
