@@ -227,3 +227,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Tools/sanitizers builds each sanitizer's test binary with only the test targets its run
+// filters to (comma-separated names in BOOKMARK_TEST_TARGETS): compiling all of them for a run
+// of a few suites was most of a sanitizer step's time. Unset, as everywhere else, every test
+// target is built. (SwiftPM keys its manifest cache on the environment, so the variable's value
+// cannot leak into another build.)
+if let only = Context.environment["BOOKMARK_TEST_TARGETS"] {
+    let wanted = Set(only.split(separator: ",").map(String.init))
+    package.targets.removeAll { $0.type == .test && !wanted.contains($0.name) }
+}
