@@ -105,22 +105,30 @@ public struct PathBytes: Sendable, Hashable, CustomStringConvertible, Expressibl
     /// components separated by single slashes, none of them `.` or `..`, and no trailing slash.
     /// `/` alone is normal.
     public var isNormalAbsolute: Bool {
-        guard bytes.first == Self.slash else { return false }
-        if bytes.count == 1 { return true }
-        guard bytes[bytes.count - 1] != Self.slash else { return false }
-        let dot = UInt8(ascii: ".")
-        var start = 1
-        var index = 1
-        while index <= bytes.count {
-            if index == bytes.count || bytes[index] == Self.slash {
-                let length = index - start
-                if length == 0 { return false }
-                if bytes[start] == dot && (length == 1 || (length == 2 && bytes[start + 1] == dot)) { return false }
-                start = index + 1
+        // Through the buffer, component by component: each checked subscript of the array cost
+        // a bounds check per byte, and creation asks this twice per call (about 2.5 % of
+        // `url.bookmarkData()`'s samples, perf, Docs/PERFORMANCE.md).
+        bytes.withUnsafeBufferPointer { b in
+            let n = b.count
+            guard n > 0, b[0] == Self.slash else { return false }
+            if n == 1 { return true }
+            guard b[n - 1] != Self.slash else { return false }
+            let dot = UInt8(ascii: ".")
+            // `i` is where a component starts: after a slash, never at the end (no trailing slash).
+            var i = 1
+            while i < n {
+                if b[i] == Self.slash { return false }  // an empty component: `//`
+                if b[i] == dot {
+                    let next = i + 1
+                    if next == n || b[next] == Self.slash { return false }  // `.`
+                    if b[next] == dot, next + 1 == n || b[next + 1] == Self.slash { return false }  // `..`
+                }
+                var j = i + 1
+                while j < n, b[j] != Self.slash { j += 1 }
+                i = j + 1
             }
-            index += 1
+            return true
         }
-        return true
     }
 
     // MARK: Components
