@@ -21,8 +21,15 @@ extension BookmarkDocument {
     /// - Throws: ``BookmarkFormatError`` with kind `unencodable` for values the layout cannot
     ///   hold (more than 4 GiB, a number whose payload does not fit its subtype, no TOC).
     package func encoded() throws(BookmarkFormatError) -> [UInt8] {
+        try encoded { Array($0) }
+    }
+
+    /// Encodes the document as ``encoded()`` does and hands the bytes, in the encoder's buffer,
+    /// to `make`: a caller that wants them in another container (Foundation's `Data`) copies
+    /// them once instead of twice.
+    package func encoded<R>(_ make: (UnsafeRawBufferPointer) -> R) throws(BookmarkFormatError) -> R {
         // The section is written after room for the header, so the result is built in one buffer.
-        try encodeSection(headerSpace: BookmarkDocument.appleHeaderSize) { (e) throws(BookmarkFormatError) in
+        try encodeSection(headerSpace: BookmarkDocument.appleHeaderSize, make) { (e) throws(BookmarkFormatError) in
             let total = e.count
             guard total <= Int(UInt32.max) else {
                 throw BookmarkFormatError(.unencodable("bookmark larger than 4 GiB"), at: nil)
@@ -40,14 +47,15 @@ extension BookmarkDocument {
 
     /// Encodes the data section: first-TOC offset, items, TOCs; offsets relative to its start.
     package func encodedDataSection() throws(BookmarkFormatError) -> [UInt8] {
-        try encodeSection(headerSpace: 0) { _ in }
+        try encodeSection(headerSpace: 0, { Array($0) }) { _ in }
     }
 
     /// Encodes the data section after `headerSpace` zero bytes (room for a header the caller
-    /// fills in); offsets stay relative to the section's start. `header` then fills in the header.
-    private func encodeSection(headerSpace: Int, header: (inout ItemEncoder) throws(BookmarkFormatError) -> Void)
-        throws(BookmarkFormatError) -> [UInt8]
-    {
+    /// fills in); offsets stay relative to the section's start. `header` then fills in the header,
+    /// and `make` receives the bytes.
+    private func encodeSection<R>(
+        headerSpace: Int, _ make: (UnsafeRawBufferPointer) -> R, header: (inout ItemEncoder) throws(BookmarkFormatError) -> Void
+    ) throws(BookmarkFormatError) -> R {
         guard !tocs.isEmpty else { throw BookmarkFormatError(.unencodable("no table of contents"), at: nil) }
         for t in tocs.indices.dropFirst() where tocs[..<t].contains(where: { $0.id == tocs[t].id }) {
             throw BookmarkFormatError(.unencodable("two tables of contents share one id"), at: nil)
@@ -58,7 +66,7 @@ extension BookmarkDocument {
                 try writer.write(into: &e)
             }
             try header(&e)
-            return e.bytes
+            return e.withBytes(make)
         }
     }
 

@@ -33,6 +33,11 @@ public struct BookmarkRecord: Sendable, Hashable {
     ///   than 4 GiB, a number whose payload does not fit its subtype).
     public func encoded() throws(BookmarkFormatError) -> [UInt8] { try document.encoded() }
 
+    /// Encodes as ``encoded()`` and hands the bytes to `make` in place (valid only during the call).
+    package func encoded<R>(_ make: (UnsafeRawBufferPointer) -> R) throws(BookmarkFormatError) -> R {
+        try document.encoded(make)
+    }
+
     /// The raw item under `key` in the target TOC.
     public subscript(key: BookmarkKey) -> BookmarkItem? {
         get { document[key] }

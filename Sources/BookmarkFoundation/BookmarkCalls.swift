@@ -29,13 +29,14 @@
             }
             let kitOptions = BookmarkKit.BookmarkCreationOptions(rawValue: UInt32(truncatingIfNeeded: options.rawValue))
             let resourceKeys = Set(keys.map(\.rawValue)).sorted().map(ResourceKey.init(rawValue:))
-            let made = Result { () throws(BookmarkError) -> [UInt8] in
+            let made = Result { () throws(BookmarkError) -> Data in
                 let bookmark = try Bookmark.create(
                     pathBytes: path, options: kitOptions, resourceKeys: resourceKeys, relativeTo: baseDirectory)
-                return try (key.map { key throws(BookmarkError) in try key.sign(bookmark) } ?? bookmark).data()
+                let signed = try key.map { key throws(BookmarkError) in try key.sign(bookmark) } ?? bookmark
+                return try signed.data { bytes in bytes.baseAddress.map { Data(bytes: $0, count: bytes.count) } ?? Data() }
             }
             switch made {
-            case .success(let bytes): return Data(bytes)
+            case .success(let data): return data
             case .failure(let error): throw CocoaError.bookmark(error, .creating, url: url)
             }
         }

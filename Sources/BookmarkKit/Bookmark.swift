@@ -64,6 +64,12 @@ public struct Bookmark: Sendable, Hashable {
         try BookmarkError.decoding { () throws(BookmarkFormatError) in try record.encoded() }
     }
 
+    /// The encoded bytes, handed to `make` in place (valid only during the call): BookmarkFoundation
+    /// makes its `Data` from them with one copy instead of two.
+    package func data<R>(_ make: (UnsafeRawBufferPointer) -> R) throws(BookmarkError) -> R {
+        try BookmarkError.decoding { () throws(BookmarkFormatError) in try record.encoded(make) }
+    }
+
     /// The recorded path, as raw bytes.
     public var path: [UInt8]? { record.pathBytes?.bytes }
 
