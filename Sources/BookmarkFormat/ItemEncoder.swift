@@ -82,9 +82,6 @@ struct ItemEncoder {
 
     // MARK: - Output
 
-    /// The output bytes.
-    var bytes: [UInt8] { withBytes { Array($0) } }
-
     /// Runs `body` with the output bytes in place (valid only during the call).
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         body(UnsafeRawBufferPointer(start: out, count: count))
