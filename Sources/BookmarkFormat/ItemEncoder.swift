@@ -237,7 +237,7 @@ struct ItemEncoder {
     }
 
     /// An item whose payload is the low `count` bytes of `value`, little-endian.
-    private mutating func fixed(_ type: UInt32, _ value: UInt64, count n: Int) throws(BookmarkFormatError) -> UInt32 {
+    mutating func fixed(_ type: UInt32, _ value: UInt64, count n: Int) throws(BookmarkFormatError) -> UInt32 {
         let mark = try begin(type, count: n)
         withUnsafeBytes(of: value.littleEndian) { p in
             if let source = p.baseAddress { append(source, min(n, 8)) }
@@ -288,8 +288,29 @@ struct ItemEncoder {
     @inline(__always)
     mutating func finish(_ mark: Mark) -> UInt32 {
         let start = base + Int(mark.offset)
+        return finish(mark, hash: ItemEncoder.hash(UnsafeRawPointer(out + start), count - start))
+    }
+
+    /// Writes an item already encoded elsewhere (its 8-byte header and payload, no padding),
+    /// shared like any other: `hash` is ``hash(_:_:)`` of those bytes, computed once by the caller
+    /// (``CreationPlan`` keeps its template's items this way).
+    mutating func writeEncoded(_ item: UnsafeRawBufferPointer, hash: UInt64) throws(BookmarkFormatError) -> UInt32 {
+        guard item.count >= 8, let source = item.baseAddress else {
+            throw BookmarkFormatError(.unencodable("an encoded item shorter than its header"), at: nil)
+        }
+        let before = count
+        let offset = try alignedOffset()
+        guard Int(offset) + item.count <= Int(UInt32.max) else {
+            throw BookmarkFormatError(.unencodable("data section larger than 4 GiB"), at: nil)
+        }
+        append(source, item.count)
+        return finish(Mark(before: before, offset: offset), hash: hash)
+    }
+
+    @inline(__always)
+    mutating func finish(_ mark: Mark, hash: UInt64) -> UInt32 {
+        let start = base + Int(mark.offset)
         let end = count
-        let hash = ItemEncoder.hash(UnsafeRawPointer(out + start), end - start)
         let mask = slotCount - 1
         var i = Int(truncatingIfNeeded: hash) & mask
         while slots[i].end != 0 {

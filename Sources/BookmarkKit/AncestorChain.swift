@@ -12,6 +12,8 @@ struct AncestorChain: Sendable {
     let componentItems: [BookmarkItem]
     /// The directories' inode numbers as the record's items (key `0x1005` without the object's own).
     let fileIDItems: [BookmarkItem]
+    /// The directories' inode numbers, as ``CreationPlan`` writes them.
+    let inodes: [UInt64]
 
     /// `inodes`: those of the directories on `path`, `/` excluded, in order.
     init(path: [UInt8], inodes: [UInt64]) {
@@ -29,6 +31,7 @@ struct AncestorChain: Sendable {
         }
         componentItems = items
         fileIDItems = inodes.map { BookmarkRecord.fileIDItem(Int64(bitPattern: $0)) }
+        self.inodes = inodes
     }
 
     /// Whether there is one inode per component (a path that changed shape while it was being

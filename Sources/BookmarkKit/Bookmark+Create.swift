@@ -70,23 +70,32 @@ extension Bookmark {
     ) throws(BookmarkError) -> Bookmark {
         try BookmarkError.wrapping(lastKnownPath: lastKnown) {
             let target = try locateForCreation(lastKnown, useCache: useAncestorCache, volumes: directory)
-            let id = target.id
-            let real = target.path
-            var record = template(for: id.volume, options: options, volumes: directory)
-            try fill(&record, path: real, id: id, options: options, ancestors: target.ancestors)
-            if !options.contains(.minimalBookmark) {
-                // Size and modification time always go in: the cross-volume heuristic needs them.
-                // Set or removed every time: the template holds placeholders for them.
-                record[ResourceKey.fileSize.bookmarkKey] = id.kind == .regular ? .int64(Int64(clamping: id.size)) : nil
-                record[ResourceKey.contentModificationDate.bookmarkKey] =
-                    .date(BookmarkDate(unixSeconds: id.modificationTime.timeIntervalSince1970))
-                if !resourceKeys.isEmpty { fillResourceValues(&record, keys: resourceKeys, path: real, id: id) }
-            }
-            if let relativeTo {
-                try fillRelative(&record, target: real, base: relativeTo)
-            }
-            return Bookmark(record: record)
+            return try create(
+                target, options: options, resourceKeys: resourceKeys, relativeTo: relativeTo, volumes: directory)
         }
+    }
+
+    /// The bookmark of an object located for creation.
+    static func create(
+        _ target: CreationTarget, options: BookmarkCreationOptions, resourceKeys: [ResourceKey],
+        relativeTo: FilePath?, volumes directory: MountedVolumes
+    ) throws -> Bookmark {
+        let id = target.id
+        let real = target.path
+        var record = template(for: id.volume, options: options, volumes: directory)
+        try fill(&record, path: real, id: id, options: options, ancestors: target.ancestors)
+        if !options.contains(.minimalBookmark) {
+            // Size and modification time always go in: the cross-volume heuristic needs them.
+            // Set or removed every time: the template holds placeholders for them.
+            record[ResourceKey.fileSize.bookmarkKey] = id.kind == .regular ? .int64(Int64(clamping: id.size)) : nil
+            record[ResourceKey.contentModificationDate.bookmarkKey] =
+                .date(BookmarkDate(unixSeconds: id.modificationTime.timeIntervalSince1970))
+            if !resourceKeys.isEmpty { fillResourceValues(&record, keys: resourceKeys, path: real, id: id) }
+        }
+        if let relativeTo {
+            try fillRelative(&record, target: real, base: relativeTo)
+        }
+        return Bookmark(record: record)
     }
 
     /// Fills the record's path, IDs, flags and Linux facts (the path first: the Linux facts
@@ -143,6 +152,14 @@ extension Bookmark {
     static func fillIdentity(_ record: inout BookmarkRecord, path bytes: [UInt8], name: [UInt8]?, id: FileID) throws {
         record.fileID = Int64(bitPattern: id.inode)
         record.creationDate = id.birthTime.map { BookmarkDate(unixSeconds: $0.timeIntervalSince1970) }
+        let flags = propertyFlagBits(path: bytes, name: name, id: id)
+        record.setResourceProperties(item: propertyItems[flags] ?? BookmarkRecord.resourcePropertiesItem(propertyFlags(flags)))
+        // `fill` split the record's components from `bytes`.
+        try record.setLinuxFacts(linuxFacts(path: bytes, id: id), componentsSplitFrom: bytes)
+    }
+
+    /// The `0x1010` flags creation records for the object (one of ``knownPropertyFlags``' combinations).
+    static func propertyFlagBits(path bytes: [UInt8], name: [UInt8]?, id: FileID) -> UInt64 {
         var flags: UInt64 = 0
         switch id.kind {
         case .regular: flags |= BookmarkPropertyFlags.isRegularFile
@@ -152,18 +169,19 @@ extension Bookmark {
         }
         if name?.first == UInt8(ascii: ".") { flags |= BookmarkPropertyFlags.isHidden }
         if bytes == id.volume.mountPoint { flags |= BookmarkPropertyFlags.isVolume }
-        record.setResourceProperties(item: propertyItems[flags] ?? BookmarkRecord.resourcePropertiesItem(propertyFlags(flags)))
+        return flags
+    }
+
+    /// The object's Linux facts. One item holds the file's and the volume's: the volume's are
+    /// copied from `Volume` (no system call), and encoding the whole item is a few dozen bytes.
+    static func linuxFacts(path bytes: [UInt8], id: FileID) -> LinuxFileFacts {
         let relative = mountRelativePath(bytes, mountPoint: id.volume.mountPoint)
-        // One item holds the file's and the volume's facts: the volume's are copied from `Volume`
-        // (no system call), and encoding the whole item is a few dozen bytes.
         let volume = id.volume
-        let facts = LinuxFileFacts(
+        return LinuxFileFacts(
             generation: id.generation.map(UInt64.init), handleType: id.handle?.type, handle: id.handle?.bytes,
             birthTime: id.birthTime.map { LinuxTimestamp(seconds: $0.seconds, nanoseconds: $0.nanoseconds) },
             subvolumeID: id.subvolume, volumeUUIDSource: formatSource(volume), mountRelativePath: relative.map(ByteString.init(bytes:)),
             fsType: volume.fsType, fsid: volume.fsid.map(LinuxFSID.init))
-        // `fill` split the record's components from `bytes`.
-        try record.setLinuxFacts(facts, componentsSplitFrom: bytes)
     }
 
     /// `path` relative to the volume's mount point, starting with `/`; `nil` when `path` is not
@@ -207,20 +225,35 @@ extension Bookmark {
     /// instead of inserting one (an insert moves the entries after it, and the first one copies
     /// the template's entries into a larger buffer). `fill` and `create` assign every one of them.
     static func keysSetPerFile(minimal: Bool) -> [BookmarkKey] {
-        var keys: [BookmarkKey] = [.pathComponents, .resourceProps, .fileName, .fileID, .creationDate, LinuxKeys.compact]
-        if !minimal {
-            keys += [.fileIDs, ResourceKey.fileSize.bookmarkKey, ResourceKey.contentModificationDate.bookmarkKey]
-        }
-        return keys
+        creationSlotKeys.filter { minimal ? !$0.perFileOnlyWhenFull : true }.map(\.key)
     }
+
+    /// Every key a creation sets per file, with its ``CreationSlot``, in the order `fill` sets them.
+    static let creationSlotKeys: [(key: BookmarkKey, slot: CreationSlot, perFileOnlyWhenFull: Bool)] = [
+        (.pathComponents, .pathComponents, false), (.resourceProps, .resourceProperties, false), (.fileName, .fileName, false),
+        (.fileID, .fileID, false), (.creationDate, .creationDate, false), (LinuxKeys.compact, .linux, false),
+        (.fileIDs, .fileIDs, true), (ResourceKey.fileSize.bookmarkKey, .fileSize, true),
+        (ResourceKey.contentModificationDate.bookmarkKey, .modificationDate, true),
+    ]
+
+    /// ``creationSlotKeys`` as the plan takes them.
+    static let creationSlots: [BookmarkKey: CreationSlot] = Dictionary(
+        uniqueKeysWithValues: creationSlotKeys.map { ($0.key, $0.slot) })
 
     /// A record carrying the volume's facts, the creation options and the user: the start of every
     /// bookmark made on that volume with those options (see ``VolumeTemplates``).
     static func template(for volume: Volume, options: BookmarkCreationOptions, volumes: MountedVolumes?) -> BookmarkRecord {
+        templateWithPlan(for: volume, options: options, volumes: volumes).record
+    }
+
+    /// ``template(for:options:volumes:)`` with its ``CreationPlan``.
+    static func templateWithPlan(
+        for volume: Volume, options: BookmarkCreationOptions, volumes: MountedVolumes?
+    ) -> VolumeTemplates.Template {
         let minimal = options.contains(.minimalBookmark)
         // userUID only: the user name would need an NSS lookup (files outside the syscall seam).
         let uid = minimal ? UInt32.max : getuid()
-        return VolumeTemplates.shared.record(for: volume, options: options, uid: uid) {
+        return VolumeTemplates.shared.template(for: volume, options: options, uid: uid) {
             var record = BookmarkRecord()
             record.volume = volumeFacts(volume, minimal: minimal, volumes: volumes)
             if !minimal { record.userUID = uid }

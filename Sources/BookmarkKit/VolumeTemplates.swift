@@ -25,19 +25,34 @@ final class VolumeTemplates: Sendable {
         var uid: UInt32
     }
 
-    private let templates = Locked<[Key: (volume: Volume, record: BookmarkRecord)]>([:])
+    /// A template and its ``CreationPlan`` (`nil` when the plan cannot reproduce its bytes).
+    struct Template {
+        var volume: Volume
+        var record: BookmarkRecord
+        var plan: CreationPlan?
+    }
+
+    private let templates = Locked<[Key: Template]>([:])
 
     /// A record with `volume`'s facts, the options and the user set; made with `make` the first time.
     func record(
         for volume: Volume, options: BookmarkCreationOptions, uid: UInt32, make: () -> BookmarkRecord
     ) -> BookmarkRecord {
+        template(for: volume, options: options, uid: uid, make: make).record
+    }
+
+    /// ``record(for:options:uid:make:)`` with the plan that writes bookmarks from it directly.
+    func template(
+        for volume: Volume, options: BookmarkCreationOptions, uid: UInt32, make: () -> BookmarkRecord
+    ) -> Template {
         let key = Key(mountID: volume.mountID, options: options.rawValue, uid: uid)
-        if let known = templates.withLock({ $0[key] }), known.volume == volume { return known.record }
+        if let known = templates.withLock({ $0[key] }), known.volume == volume { return known }
         let record = make()
+        let made = Template(volume: volume, record: record, plan: CreationPlan(template: record, slots: Bookmark.creationSlots))
         templates.withLock { templates in
             if templates.count >= Self.capacity { templates = [:] }
-            templates[key] = (volume, record)
+            templates[key] = made
         }
-        return record
+        return made
     }
 }

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+import BookmarkFormat
+import BookmarkKit
+import FileIdentity
+import Foundation
+import SystemPackage
+import Testing
+import VolumeFixtures
+
+/// `Bookmark.createData` writes a plain creation's bytes straight from the file's facts through
+/// its template's `CreationPlan`. Those bytes must be the ones the record's way gives
+/// (`Bookmark.create(…).data()`), byte for byte, whatever the object, its names, the options and
+/// the state of the ancestor cache: same item order, same shared items, same table.
+@Suite("Creation plans write the record's bytes", .serialized, .requiresRealVolumes)
+struct CreationPlanTests {
+    /// Names chosen to make items equal across the record: a component equal to the volume's
+    /// name ("fixture", the label), one equal to a string key's name (its name item is shared,
+    /// which puts that key's word out of order in the table), a hidden file, repeated components.
+    static let objects = [
+        "dir/sub/file.txt", "dir/sub", "dir/empty", "dir/.hidden", "fixture/inner", "fixture",
+        "dir/NSURLFileSizeKey", "NSURLContentModificationDateKey/dir/dir/dir", "org.swift-bookmarks.linux",
+    ]
+
+    static let optionSets: [BookmarkCreationOptions] = [
+        [], .minimalBookmark, .suitableForBookmarkFile, [.withSecurityScope, .securityScopeAllowOnlyReadAccess],
+    ]
+
+    func makeTree(_ fixture: LoopVolume) throws {
+        let manager = FileManager.default
+        for directory in ["dir/sub", "fixture", "NSURLContentModificationDateKey/dir/dir/dir"] {
+            try manager.createDirectory(atPath: fixture.path(directory), withIntermediateDirectories: true)
+        }
+        try Data("content".utf8).write(to: URL(fileURLWithPath: fixture.path("dir/sub/file.txt")))
+        for empty in ["dir/empty", "dir/.hidden", "fixture/inner", "dir/NSURLFileSizeKey", "org.swift-bookmarks.linux"] {
+            #expect(manager.createFile(atPath: fixture.path(empty), contents: Data()))
+        }
+    }
+
+    /// Both ways, for one object and option set; `true` when the plan wrote it.
+    func compare(_ path: String, options: BookmarkCreationOptions, volumes: MountedVolumes, cache: Bool) throws -> Bool {
+        let bytes = Array(path.utf8)
+        let direct = try Bookmark.createData(pathBytes: bytes, options: options, volumes: volumes, useAncestorCache: cache) {
+            Array($0)
+        }
+        let recorded = try Bookmark.create(for: FilePath(path), options: options, volumes: volumes, useAncestorCache: cache).data()
+        let common = min(direct.count, recorded.count)
+        let difference = (0..<common).first { direct[$0] != recorded[$0] } ?? (direct.count == recorded.count ? nil : common)
+        #expect(
+            difference == nil,
+            "\(path) with options \(options.rawValue), cache \(cache): \(direct.count) against \(recorded.count) bytes, first difference at \(difference ?? -1)")
+        // And they decode: an equal record, the object's name.
+        let decoded = try Bookmark(data: direct)
+        #expect(decoded.record.fileName?.bytes == Array((path.split(separator: "/").last.map(String.init) ?? "").utf8))
+        return try Bookmark.writesDirectly(pathBytes: bytes, options: options, volumes: volumes)
+    }
+
+    @Test("every object and option set, cold, warming and warm ancestor cache, and without it",
+          arguments: [FixtureFileSystem.ext4, .xfs, .btrfs, .tmpfs, .exfat])
+    func sameBytes(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { fixture in
+            try makeTree(fixture)
+            let volumes = try MountedVolumes()
+            var planned = 0
+            var total = 0
+            for options in Self.optionSets {
+                Bookmark.clearAncestorCache()
+                // Three rounds: the cache meets each directory, then watches it, then answers.
+                for round in 0..<3 {
+                    for object in Self.objects {
+                        total += 1
+                        if try compare(fixture.path(object), options: options, volumes: volumes, cache: true) { planned += 1 }
+                    }
+                    _ = round
+                }
+                for object in Self.objects {
+                    _ = try compare(fixture.path(object), options: options, volumes: volumes, cache: false)
+                }
+            }
+            // The plan must be the way taken: otherwise both sides are the record's and the
+            // comparison above cannot fail.
+            #expect(planned == total, "\(planned) of \(total) creations on \(kind) were planned")
+        }
+    }
+
+    @Test("the mount point itself, and a file on the root volume")
+    func mountPointAndRoot() throws {
+        try LoopVolume.withVolume(.ext4) { fixture in
+            let volumes = try MountedVolumes()
+            let point = try #require(fixture.mountPoint).path
+            #expect(try compare(point, options: [], volumes: volumes, cache: true))
+            #expect(try compare(point, options: .minimalBookmark, volumes: volumes, cache: false))
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("root-volume.txt")
+        try Data("x".utf8).write(to: file)
+        let volumes = try MountedVolumes()
+        #expect(try compare(file.path, options: [], volumes: volumes, cache: true))
+    }
+
+    @Test("resource keys and a base directory go the record's way; a symlink's object is written by the plan")
+    func recordWay() throws {
+        try LoopVolume.withVolume(.ext4) { fixture in
+            try makeTree(fixture)
+            try FileManager.default.createSymbolicLink(atPath: fixture.path("link"), withDestinationPath: "dir/sub/file.txt")
+            let volumes = try MountedVolumes()
+            let file = Array(fixture.path("dir/sub/file.txt").utf8)
+            let keyed = try Bookmark.createData(pathBytes: file, resourceKeys: [.name, .isHidden], volumes: volumes) { Array($0) }
+            let keyedRecord = try Bookmark.create(for: FilePath(fixture.path("dir/sub/file.txt")), resourceKeys: [.name, .isHidden], volumes: volumes)
+            #expect(keyed == (try keyedRecord.data()))
+            let base = FilePath(fixture.path("dir"))
+            let relative = try Bookmark.createData(pathBytes: file, relativeTo: base, volumes: volumes) { Array($0) }
+            #expect(try Bookmark(data: relative).record.createdWithRelativeURL == true)
+            // Through a symlink: the object is found by opening it, and its real path recorded.
+            let linked = try Bookmark.createData(pathBytes: Array(fixture.path("link").utf8), volumes: volumes) { Array($0) }
+            #expect(try Bookmark(data: linked).path == file)
+            #expect(linked == (try Bookmark.create(for: FilePath(fixture.path("link")), volumes: volumes).data()))
+        }
+    }
+
+    @Test("a path that is not there is the record way's error")
+    func missing() throws {
+        let path = Array("/nonexistent-\(getpid())/file".utf8)
+        let error = #expect(throws: BookmarkError.self) {
+            _ = try Bookmark.createData(pathBytes: path) { Array($0) }
+        }
+        #expect(error?.code == .notFound)
+    }
+}
