@@ -177,15 +177,25 @@ package final class CreationPlan: Sendable {
     /// - Throws: ``BookmarkFormatError`` (`unencodable`) only when ``CreationFacts/linux`` cannot
     ///   be encoded (a birth time's nanoseconds out of range) or the result would pass 4 GiB.
     package func write<R>(_ facts: CreationFacts, _ make: (UnsafeRawBufferPointer) -> R) throws(BookmarkFormatError) -> R {
+        // The work is in a function that is not generic: called from another module, a generic
+        // one runs unspecialised (type metadata looked up at run time).
+        var made: R?
+        try writeBytes(facts) { made = make($0) }
+        guard let made else { throw BookmarkFormatError(.unencodable("the bookmark was not written"), at: nil) }
+        return made
+    }
+
+    /// ``write(_:_:)`` for a body that keeps what it needs.
+    private func writeBytes(_ facts: CreationFacts, _ body: (UnsafeRawBufferPointer) -> Void) throws(BookmarkFormatError) {
         let linux: [UInt8]? =
             facts.linux.isEmpty ? nil : try CompactLinuxFacts.encode(facts.linux, path: .splitFrom(facts.path))
         let header = BookmarkDocument.appleHeaderSize
         let components = facts.ancestorInodes.count + 1
         let estimate = header + encoded.count + facts.path.count + 40 * components + (linux?.count ?? 0) + 160 + 12 * entries.count
-        return try ItemEncoder.withEncoder(base: header, capacity: estimate) { (e) throws(BookmarkFormatError) -> R in
+        try ItemEncoder.withEncoder(base: header, capacity: estimate) { (e) throws(BookmarkFormatError) in
             e.appendU32(0)  // the table's offset, set below
-            return try withUnsafeTemporaryAllocation(of: (UInt32, UInt32, UInt32).self, capacity: entries.count) {
-                (rows) throws(BookmarkFormatError) -> R in
+            try withUnsafeTemporaryAllocation(of: (UInt32, UInt32, UInt32).self, capacity: entries.count) {
+                (rows) throws(BookmarkFormatError) in
                 rows.initialize(repeating: (0, 0, 0))
                 try Self.withBytes(encoded) { (all) throws(BookmarkFormatError) in
                     for index in writeOrder {
@@ -243,7 +253,7 @@ package final class CreationPlan: Sendable {
                 e.setU32(UInt32(e.count), at: 4)
                 e.setU32(version, at: 8)
                 e.setU32(UInt32(header), at: 12)
-                return e.withBytes(make)
+                e.withBytes(body)
             }
         }
     }

@@ -46,7 +46,16 @@ final class VolumeTemplates: Sendable {
         for volume: Volume, options: BookmarkCreationOptions, uid: UInt32, make: () -> BookmarkRecord
     ) -> Template {
         let key = Key(mountID: volume.mountID, options: options.rawValue, uid: uid)
-        if let known = templates.withLock({ $0[key] }), known.volume == volume { return known }
+        if let known = templates.withLock({ $0[key] }), known.volume == volume {
+            // Equal but another copy (a fresh mount table's): keep the caller's, so the next
+            // comparison is one of identity, not of every field.
+            if !known.volume.isSameInstance(as: volume) {
+                templates.withLock { templates in
+                    if templates[key]?.volume == volume { templates[key]?.volume = volume }
+                }
+            }
+            return known
+        }
         let record = make()
         let made = Template(volume: volume, record: record, plan: CreationPlan(template: record, slots: Bookmark.creationSlots))
         templates.withLock { templates in
