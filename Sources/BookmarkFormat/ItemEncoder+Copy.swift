@@ -31,21 +31,30 @@ extension ItemEncoder {
         default:
             // Every leaf: numbers of subtypes 1...6 were validated to their width, so even those
             // are what writing their values would give.
-            return try copyLeaf(type, section, p, n)
+            return try copyLeaf(section, p, n)
         }
     }
 
     /// Writes a leaf item whose stored bytes (length and type words, then the `n`-byte payload
     /// at `p`) are exactly what `begin` and the payload would write: one copy of `8 + n` bytes.
-    private mutating func copyLeaf(_ type: UInt32, _ section: StoredSection, _ p: Int, _ n: Int)
+    private mutating func copyLeaf(_ section: StoredSection, _ p: Int, _ n: Int)
         throws(BookmarkFormatError) -> UInt32
     {
-        let mark = try begin(type, count: n)
-        unwrite(8)  // the header comes with the copy
-        section.bytes.withUnsafeBytes { b in
-            // `header` checked that the item lies inside the section.
-            if let source = b.baseAddress, p >= 8, n <= b.count - p { append(source + (p - 8), 8 + n) }
+        // As `begin`, without writing the header: it comes with the copy.
+        let before = count
+        let offset = try alignedOffset()
+        guard n <= Int(UInt32.max) - 8, Int(offset) + 8 + n <= Int(UInt32.max) else {
+            throw BookmarkFormatError(.unencodable("data section larger than 4 GiB"), at: nil)
         }
-        return finish(mark)
+        let copied = section.bytes.withUnsafeBytes { b -> Bool in
+            // `header` checked that the item lies inside the section.
+            guard let source = b.baseAddress, p >= 8, n <= b.count - p else { return false }
+            append(source + (p - 8), 8 + n)
+            return true
+        }
+        guard copied else {
+            throw BookmarkFormatError(.unencodable("stored item outside its section"), at: nil)
+        }
+        return finish(Mark(before: before, offset: offset))
     }
 }

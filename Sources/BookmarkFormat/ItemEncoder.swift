@@ -110,11 +110,6 @@ struct ItemEncoder {
         count += n
     }
 
-    /// Removes the last `n` bytes written (at most back to the start of the section).
-    mutating func unwrite(_ n: Int) {
-        count -= max(0, min(n, count - base))
-    }
-
     /// Appends `n` zero bytes.
     mutating func appendZeros(_ n: Int) {
         guard n > 0 else { return }

@@ -12,8 +12,9 @@
         ///
         /// The data is Apple's `book` layout (macOS and other Apple-format readers can read it) with
         /// Linux facts added under string keys; `URL.init(resolvingBookmarkData:options:relativeTo:bookmarkDataIsStale:)`
-        /// finds the object again after renames, moves, atomic saves and remounts. It is made by
-        /// `BookmarkKit`'s `Bookmark.create(for:options:resourceKeys:relativeTo:)`.
+        /// finds the object again after renames, moves, atomic saves and remounts. It holds what
+        /// `BookmarkKit`'s `Bookmark.create(for:options:resourceKeys:relativeTo:)` records, byte for
+        /// byte; a plain creation is written straight from the file's facts (Docs/RESOLUTION.md).
         ///
         /// - Parameters:
         ///   - options: Apple's creation options; see `URL.BookmarkCreationOptions` for what each
