@@ -48,17 +48,39 @@
         /// A decoded bookmark, whether it names a directory, and the URL its last resolution made
         /// (most resolutions of one bookmark find the same path, and building a `URL` was a sixth
         /// of the call).
-        private struct Entry {
-            var bookmark: Bookmark
-            var isDirectory: Bool
-            var lastURL: (path: [UInt8], url: URL)?
+        /// One decoded bookmark and what its last resolution made. Immutable and shared: taking
+        /// it out of the cache is one retain, where a struct of these fields was seven (a twelfth
+        /// of an unmoved resolution's retains and releases). A change makes a new entry.
+        private final class Entry: Sendable {
+            let bookmark: Bookmark
+            let isDirectory: Bool
+            let lastURL: (path: [UInt8], url: URL)?
             /// The application identity whose key verified these exact bytes (security scope): the
             /// same bytes under the same key verify the same way, so it is checked once.
-            var verifiedBy: String?
+            let verifiedBy: String?
 
             init(bookmark: Bookmark) {
                 self.bookmark = bookmark
                 isDirectory = bookmark.record.resourceProperties?.contains(BookmarkPropertyFlags.isDirectory) ?? false
+                lastURL = nil
+                verifiedBy = nil
+            }
+
+            private init(bookmark: Bookmark, isDirectory: Bool, lastURL: (path: [UInt8], url: URL)?, verifiedBy: String?) {
+                self.bookmark = bookmark
+                self.isDirectory = isDirectory
+                self.lastURL = lastURL
+                self.verifiedBy = verifiedBy
+            }
+
+            /// This entry with the URL made for `path`.
+            func with(lastURL: (path: [UInt8], url: URL)) -> Entry {
+                Entry(bookmark: bookmark, isDirectory: isDirectory, lastURL: lastURL, verifiedBy: verifiedBy)
+            }
+
+            /// This entry, verified by `identity`'s key.
+            func with(verifiedBy identity: String) -> Entry {
+                Entry(bookmark: bookmark, isDirectory: isDirectory, lastURL: lastURL, verifiedBy: identity)
             }
         }
 
@@ -121,7 +143,7 @@
             }
             if entry.verifiedBy != identity {
                 _ = try signingKey.verify(key.bytes)
-                entry.verifiedBy = identity
+                entry = entry.with(verifiedBy: identity)
                 isRecent = false  // changed: store it
             }
             let found: (url: URL, resolution: Resolution)
@@ -151,7 +173,7 @@
                 if isRecent { return (url, resolution) }
             } else {
                 url = fileURL(bytes: path, isDirectory: entry.isDirectory)
-                entry.lastURL = (path, url)
+                entry = entry.with(lastURL: (path, url))
             }
             let remembered = entry
             state.withLock { state in
