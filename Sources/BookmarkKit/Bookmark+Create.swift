@@ -70,6 +70,12 @@ extension Bookmark {
     ) throws(BookmarkError) -> Bookmark {
         try BookmarkError.wrapping(lastKnownPath: lastKnown) {
             let target = try locateForCreation(lastKnown, useCache: useAncestorCache, volumes: directory)
+            // A plain creation is filled into a record only when the record is asked for: most
+            // new bookmarks are encoded straight away (which the template's plan does without a
+            // record) or only compared.
+            if resourceKeys.isEmpty, relativeTo == nil, let pending = PendingCreation(target, options: options, volumes: directory) {
+                return Bookmark(pending: pending)
+            }
             return try create(
                 target, options: options, resourceKeys: resourceKeys, relativeTo: relativeTo, volumes: directory)
         }
@@ -80,9 +86,19 @@ extension Bookmark {
         _ target: CreationTarget, options: BookmarkCreationOptions, resourceKeys: [ResourceKey],
         relativeTo: FilePath?, volumes directory: MountedVolumes
     ) throws -> Bookmark {
+        let template = template(for: target.id.volume, options: options, volumes: directory)
+        return Bookmark(
+            record: try record(target, template: template, options: options, resourceKeys: resourceKeys, relativeTo: relativeTo))
+    }
+
+    /// The record of an object located for creation, filled from `template`.
+    static func record(
+        _ target: CreationTarget, template: BookmarkRecord, options: BookmarkCreationOptions, resourceKeys: [ResourceKey],
+        relativeTo: FilePath?
+    ) throws -> BookmarkRecord {
         let id = target.id
         let real = target.path
-        var record = template(for: id.volume, options: options, volumes: directory)
+        var record = template
         try fill(&record, path: real, id: id, options: options, ancestors: target.ancestors)
         if !options.contains(.minimalBookmark) {
             // Size and modification time always go in: the cross-volume heuristic needs them.
@@ -95,7 +111,7 @@ extension Bookmark {
         if let relativeTo {
             try fillRelative(&record, target: real, base: relativeTo)
         }
-        return Bookmark(record: record)
+        return record
     }
 
     /// Fills the record's path, IDs, flags and Linux facts (the path first: the Linux facts

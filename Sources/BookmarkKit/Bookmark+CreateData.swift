@@ -53,22 +53,34 @@ extension Bookmark {
     static func planned(
         _ target: CreationTarget, options: BookmarkCreationOptions, volumes directory: MountedVolumes
     ) -> (plan: CreationPlan, facts: CreationFacts)? {
-        let path = target.path
-        guard let chain = target.ancestors, chain.isConsistent, chain.inodes.count == chain.componentItems.count,
-            let name = PathBytes(path).lastComponent,
+        guard isPlannable(target),
             let plan = templateWithPlan(for: target.id.volume, options: options, volumes: directory).plan
         else { return nil }
+        return (plan, facts(target, options: options))
+    }
+
+    /// Whether a plan can write `target`'s bookmark: its path has a last component and its
+    /// directories' IDs are known, one per component (what `fill` takes from the ancestor chain).
+    static func isPlannable(_ target: CreationTarget) -> Bool {
+        guard let chain = target.ancestors, chain.isConsistent, chain.inodes.count == chain.componentItems.count,
+            PathBytes(target.path).lastComponent != nil
+        else { return false }
+        return true
+    }
+
+    /// What a plan writes for `target` (``isPlannable(_:)``), as `fill` and `create` set it on a record.
+    static func facts(_ target: CreationTarget, options: BookmarkCreationOptions) -> CreationFacts {
+        let path = target.path
         let id = target.id
         let minimal = options.contains(.minimalBookmark)
-        let flags = propertyFlagBits(path: path, name: name, id: id)
-        let facts = CreationFacts(
-            path: path, ancestorInodes: chain.inodes, inode: id.inode,
+        let flags = propertyFlagBits(path: path, name: PathBytes(path).lastComponent, id: id)
+        return CreationFacts(
+            path: path, ancestorInodes: target.ancestors?.inodes ?? [], inode: id.inode,
             creationDate: id.birthTime.map { BookmarkDate(unixSeconds: $0.timeIntervalSince1970) },
             resourceProperties: propertyBytes[flags] ?? propertyFlags(flags).bytes,
             linux: linuxFacts(path: path, id: id),
             fileSize: !minimal && id.kind == .regular ? Int64(clamping: id.size) : nil,
             modificationDate: minimal ? nil : BookmarkDate(unixSeconds: id.modificationTime.timeIntervalSince1970))
-        return (plan, facts)
     }
 
     /// The `0x1010` payload of every combination of the known flags, as ``propertyItems`` holds them.

@@ -5,7 +5,7 @@ import SystemPackage
 
 /// What a creation found: the object, its canonical path, and the inode numbers of the
 /// directories on that path when the ancestor cache had them.
-struct CreationTarget {
+struct CreationTarget: Sendable {
     var id: FileID
     /// The path with every symlink resolved, as `/proc/self/fd` would give it.
     var path: [UInt8]

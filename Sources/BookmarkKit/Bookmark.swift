@@ -11,21 +11,40 @@ import SystemPackage
 public struct Bookmark: Sendable, Hashable {
     /// The decoded record (every key, including unknown ones, kept).
     public var record: BookmarkRecord {
-        get { storedRecord }
+        get {
+            switch storage {
+            case .record(let record): return record
+            case .pending(let creation): return creation.record
+            }
+        }
         // In place: a `didSet` observer would make `bookmark.record.fileName = …` copy the
-        // record first (get, then set), so the edit would copy its TOCs and entries as well.
+        // record first (get, then set), so the edit would copy its TOCs and entries as well. The
+        // record is taken out of `storage` while it is edited, so it is not shared.
         _modify {
             forgetRecorded()
-            yield &storedRecord
+            var record = self.record
+            storage = .record(Self.placeholder)
+            defer { storage = .record(record) }
+            yield &record
         }
         set {
             forgetRecorded()
-            storedRecord = newValue
+            storage = .record(newValue)
         }
     }
 
+    /// What ``record`` is made from: a record, or a creation whose record is filled when first
+    /// asked for (``PendingCreation``: most new bookmarks are only encoded, or not even that).
+    private enum Storage: Sendable {
+        case record(BookmarkRecord)
+        case pending(PendingCreation)
+    }
+
     /// The storage of ``record``.
-    private var storedRecord: BookmarkRecord
+    private var storage: Storage
+
+    /// Stands in ``storage`` while ``record`` is edited in place (shared, never edited).
+    private static let placeholder = BookmarkRecord()
 
     /// Drops what was derived from the old record: emptied in place when no copy shares the
     /// cache (an edit right after decoding), otherwise replaced, so copies keep theirs.
@@ -48,26 +67,30 @@ public struct Bookmark: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(record) }
 
     /// Wraps a record.
-    public init(record: BookmarkRecord) { storedRecord = record }
+    public init(record: BookmarkRecord) { storage = .record(record) }
+
+    /// A new bookmark whose record is filled when first asked for.
+    init(pending creation: PendingCreation) { storage = .pending(creation) }
 
     /// Decodes bookmark data.
     ///
     /// - Throws: ``BookmarkError`` with ``BookmarkError/Code/corruptData``.
     public init(data: [UInt8]) throws(BookmarkError) {
-        storedRecord = try BookmarkError.decoding { () throws(BookmarkFormatError) in try BookmarkRecord(decoding: data) }
+        storage = .record(try BookmarkError.decoding { () throws(BookmarkFormatError) in try BookmarkRecord(decoding: data) })
     }
 
     /// The encoded bytes.
     ///
     /// - Throws: ``BookmarkError`` with ``BookmarkError/Code/corruptData`` if the record cannot be encoded.
     public func data() throws(BookmarkError) -> [UInt8] {
-        try BookmarkError.decoding { () throws(BookmarkFormatError) in try record.encoded() }
+        try data { Array($0) }
     }
 
     /// The encoded bytes, handed to `make` in place (valid only during the call): BookmarkFoundation
     /// makes its `Data` from them with one copy instead of two.
     package func data<R>(_ make: (UnsafeRawBufferPointer) -> R) throws(BookmarkError) -> R {
-        try BookmarkError.decoding { () throws(BookmarkFormatError) in try record.encoded(make) }
+        if case .pending(let creation) = storage, let written = try creation.data(make) { return written }
+        return try BookmarkError.decoding { () throws(BookmarkFormatError) in try record.encoded(make) }
     }
 
     /// The recorded path, as raw bytes.
@@ -75,7 +98,8 @@ public struct Bookmark: Sendable, Hashable {
 
     /// The creation options it was made with.
     public var creationOptions: BookmarkCreationOptions {
-        BookmarkCreationOptions(rawValue: record.creationOptions ?? 0)
+        if case .pending(let creation) = storage { return creation.options }
+        return BookmarkCreationOptions(rawValue: record.creationOptions ?? 0)
     }
 }
 

@@ -26,7 +26,7 @@ final class VolumeTemplates: Sendable {
     }
 
     /// A template and its ``CreationPlan`` (`nil` when the plan cannot reproduce its bytes).
-    struct Template {
+    struct Template: Sendable {
         var volume: Volume
         var record: BookmarkRecord
         var plan: CreationPlan?

@@ -7,10 +7,11 @@ import SystemPackage
 import Testing
 import VolumeFixtures
 
-/// `Bookmark.createData` writes a plain creation's bytes straight from the file's facts through
-/// its template's `CreationPlan`. Those bytes must be the ones the record's way gives
-/// (`Bookmark.create(…).data()`), byte for byte, whatever the object, its names, the options and
-/// the state of the ancestor cache: same item order, same shared items, same table.
+/// `Bookmark.createData` (and a new bookmark's `data()`) writes a plain creation's bytes straight
+/// from the file's facts through its template's `CreationPlan`. Those bytes must be the ones the
+/// record's way gives (the record filled, then encoded), byte for byte, whatever the object, its
+/// names, the options and the state of the ancestor cache: same item order, same shared items,
+/// same table.
 @Suite("Creation plans write the record's bytes", .serialized, .requiresRealVolumes)
 struct CreationPlanTests {
     /// Names chosen to make items equal across the record: a component equal to the volume's
@@ -42,7 +43,11 @@ struct CreationPlanTests {
         let direct = try Bookmark.createData(pathBytes: bytes, options: options, volumes: volumes, useAncestorCache: cache) {
             Array($0)
         }
-        let recorded = try Bookmark.create(for: FilePath(path), options: options, volumes: volumes, useAncestorCache: cache).data()
+        // The record's way: the record filled (a new bookmark fills it when asked), then encoded.
+        let created = try Bookmark.create(for: FilePath(path), options: options, volumes: volumes, useAncestorCache: cache)
+        let recorded = try Bookmark(record: created.record).data()
+        // And a new bookmark's own bytes are the plan's.
+        #expect(try created.data() == direct)
         let common = min(direct.count, recorded.count)
         let difference = (0..<common).first { direct[$0] != recorded[$0] } ?? (direct.count == recorded.count ? nil : common)
         #expect(
@@ -108,14 +113,16 @@ struct CreationPlanTests {
             let file = Array(fixture.path("dir/sub/file.txt").utf8)
             let keyed = try Bookmark.createData(pathBytes: file, resourceKeys: [.name, .isHidden], volumes: volumes) { Array($0) }
             let keyedRecord = try Bookmark.create(for: FilePath(fixture.path("dir/sub/file.txt")), resourceKeys: [.name, .isHidden], volumes: volumes)
-            #expect(keyed == (try keyedRecord.data()))
+            #expect(keyed == (try Bookmark(record: keyedRecord.record).data()))
+            #expect(try Bookmark(data: keyed).record[.string(ByteString("NSURLNameKey"))] != nil)
             let base = FilePath(fixture.path("dir"))
             let relative = try Bookmark.createData(pathBytes: file, relativeTo: base, volumes: volumes) { Array($0) }
             #expect(try Bookmark(data: relative).record.createdWithRelativeURL == true)
             // Through a symlink: the object is found by opening it, and its real path recorded.
             let linked = try Bookmark.createData(pathBytes: Array(fixture.path("link").utf8), volumes: volumes) { Array($0) }
             #expect(try Bookmark(data: linked).path == file)
-            #expect(linked == (try Bookmark.create(for: FilePath(fixture.path("link")), volumes: volumes).data()))
+            let linkedRecord = try Bookmark.create(for: FilePath(fixture.path("link")), volumes: volumes).record
+            #expect(linked == (try Bookmark(record: linkedRecord).data()))
         }
     }
 
@@ -126,5 +133,37 @@ struct CreationPlanTests {
             _ = try Bookmark.createData(pathBytes: path) { Array($0) }
         }
         #expect(error?.code == .notFound)
+    }
+    @Test("a new bookmark's record, filled when asked, is the record the bytes decode to; edits and copies behave as for any record")
+    func pendingRecord() throws {
+        try LoopVolume.withVolume(.ext4) { fixture in
+            try makeTree(fixture)
+            let volumes = try MountedVolumes()
+            let path = FilePath(fixture.path("dir/sub/file.txt"))
+            #expect(try Bookmark.writesDirectly(pathBytes: Array(fixture.path("dir/sub/file.txt").utf8), volumes: volumes))
+            let created = try Bookmark.create(for: path, volumes: volumes)
+            let bytes = try created.data()
+            // Asked after the bytes were written: the same record as they decode to.
+            #expect(created.record == (try Bookmark(data: bytes).record))
+            #expect(created == (try Bookmark(data: bytes)))
+            #expect(created.hashValue == (try Bookmark(data: bytes)).hashValue)
+            #expect(created.path == Array(fixture.path("dir/sub/file.txt").utf8))
+            #expect(created.creationOptions == [])
+            // An edit in place changes that bookmark only, and its bytes follow the record.
+            var edited = created
+            edited.record.fileName = ByteString("renamed.txt")
+            #expect(try Bookmark(data: try edited.data()).record.fileName == ByteString("renamed.txt"))
+            #expect(created.record.fileName == ByteString("file.txt"))
+            #expect(try created.data() == bytes)
+            // Replaced whole, too.
+            var replaced = created
+            replaced.record = BookmarkRecord()
+            #expect(replaced.record.pathComponents == nil)
+            #expect(try created.data() == bytes)
+            // Resolution of a new bookmark: the record is filled for it.
+            let resolution = try created.resolve(volumes: volumes)
+            #expect(resolution.path == path)
+            #expect(!resolution.isStale)
+        }
     }
 }
