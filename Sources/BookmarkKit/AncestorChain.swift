@@ -6,37 +6,65 @@ import SecureFiles
 /// The directories on a path, as creation records them: kept ready to copy into each bookmark
 /// made below them, so that their names and IDs are built once per directory, not per bookmark.
 struct AncestorChain: Sendable {
-    /// The path's components as the record's items (key `0x1004` without the object's own name),
-    /// made once: every creation in the directory shares them instead of building (and later
-    /// freeing) a boxed item per component.
-    let componentItems: [BookmarkItem]
-    /// The directories' inode numbers as the record's items (key `0x1005` without the object's own).
-    let fileIDItems: [BookmarkItem]
-    /// The directories' inode numbers, as ``CreationPlan`` writes them.
+    /// The directory path the chain is of.
+    let path: [UInt8]
+    /// The directories' inode numbers (`/` excluded), as ``CreationPlan`` writes them.
     let inodes: [UInt64]
+    /// The number of components of ``path``.
+    let componentCount: Int
+    /// The record's items for the path, made the first time a record is filled from the chain:
+    /// a new bookmark is mostly written by its plan (no items), so a first meeting makes none.
+    private let items: ChainItems
 
     /// `inodes`: those of the directories on `path`, `/` excluded, in order.
     init(path: [UInt8], inodes: [UInt64]) {
+        self.path = path
+        self.inodes = inodes
+        var count = 0
+        var previous = UInt8(ascii: "/")
+        for byte in path {
+            if previous == UInt8(ascii: "/"), byte != UInt8(ascii: "/") { count += 1 }
+            previous = byte
+        }
+        componentCount = count
+        items = ChainItems()
+    }
+
+    /// The path's components as the record's items (key `0x1004` without the object's own name),
+    /// made once: every creation in the directory shares them instead of building (and later
+    /// freeing) a boxed item per component.
+    var componentItems: [BookmarkItem] { items.made(path: path, inodes: inodes).components }
+
+    /// The directories' inode numbers as the record's items (key `0x1005` without the object's own).
+    var fileIDItems: [BookmarkItem] { items.made(path: path, inodes: inodes).ids }
+
+    /// Whether there is one inode per component (a path that changed shape while it was being
+    /// examined would not give that; the caller then examines it itself).
+    var isConsistent: Bool { componentCount == inodes.count }
+}
+
+/// An ``AncestorChain``'s record items, made on first use and shared by its copies.
+private final class ChainItems: Sendable {
+    private let made = Locked<(components: [BookmarkItem], ids: [BookmarkItem])?>(nil)
+
+    func made(path: [UInt8], inodes: [UInt64]) -> (components: [BookmarkItem], ids: [BookmarkItem]) {
+        if let known = made.withLock({ $0 }) { return known }
         // One scan, each component's bytes copied once (no intermediate array of components).
-        var items: [BookmarkItem] = []
-        items.reserveCapacity(inodes.count)
+        var components: [BookmarkItem] = []
+        components.reserveCapacity(inodes.count)
         path.withUnsafeBufferPointer { bytes in
             var start = 0
             for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
                 if index > start {
-                    items.append(BookmarkRecord.pathComponentItem(ByteString(bytes: Array(bytes[start..<index]))))
+                    components.append(BookmarkRecord.pathComponentItem(ByteString(bytes: Array(bytes[start..<index]))))
                 }
                 start = index + 1
             }
         }
-        componentItems = items
-        fileIDItems = inodes.map { BookmarkRecord.fileIDItem(Int64(bitPattern: $0)) }
-        self.inodes = inodes
+        let fresh = (components, inodes.map { BookmarkRecord.fileIDItem(Int64(bitPattern: $0)) })
+        made.withLock { $0 = fresh }
+        return fresh
     }
-
-    /// Whether there is one inode per component (a path that changed shape while it was being
-    /// examined would not give that; the caller then examines it itself).
-    var isConsistent: Bool { componentItems.count == fileIDItems.count }
 }
 
 

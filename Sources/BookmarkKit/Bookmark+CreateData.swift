@@ -62,7 +62,7 @@ extension Bookmark {
     /// Whether a plan can write `target`'s bookmark: its path has a last component and its
     /// directories' IDs are known, one per component (what `fill` takes from the ancestor chain).
     static func isPlannable(_ target: CreationTarget) -> Bool {
-        guard let chain = target.ancestors, chain.isConsistent, chain.inodes.count == chain.componentItems.count,
+        guard let chain = target.ancestors, chain.isConsistent,
             PathBytes(target.path).lastComponent != nil
         else { return false }
         return true
