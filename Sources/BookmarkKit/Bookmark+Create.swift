@@ -33,6 +33,10 @@ extension Bookmark {
     /// creation. Without the cache, one `statx` per ancestor. A path
     /// through a symlink is opened instead (`O_PATH`, `statx` and `name_to_handle_at` on it, the
     /// real path from `/proc/self/fd`). The volume is identified once per `MountedVolumes`.
+    /// A plain creation (no resource keys, no base directory, the directories known) keeps what
+    /// it found and fills ``record`` the first time it is read; ``data()`` writes the bytes from
+    /// the same facts through the volume's template, without a record. Neither the record nor
+    /// the bytes depend on which comes first (Docs/RESOLUTION.md, "Nothing fills a record nobody reads").
     public static func create(
         for path: FilePath, options: BookmarkCreationOptions = [], resourceKeys: [ResourceKey] = [],
         relativeTo: FilePath? = nil, volumes: MountedVolumes? = nil, useAncestorCache: Bool = true,
