@@ -59,12 +59,12 @@ extension Bookmark {
         return (plan, facts(target, options: options))
     }
 
-    /// Whether a plan can write `target`'s bookmark: its path has a last component and its
-    /// directories' IDs are known, one per component (what `fill` takes from the ancestor chain).
+    /// Whether a plan can write `target`'s bookmark: its path is normal (absolute, no empty, `.`
+    /// or `..` component, no trailing `/`: the plan splits it at `/` and takes what follows the
+    /// last one as the name) and not `/`, and its directories' IDs are known, one per component
+    /// (what `fill` takes from the ancestor chain).
     static func isPlannable(_ target: CreationTarget) -> Bool {
-        guard let chain = target.ancestors, chain.isConsistent,
-            PathBytes(target.path).lastComponent != nil
-        else { return false }
+        guard target.pathIsNormal, let chain = target.ancestors, chain.isConsistent else { return false }
         return true
     }
 

@@ -10,6 +10,9 @@ struct CreationTarget: Sendable {
     /// The path with every symlink resolved, as `/proc/self/fd` would give it.
     var path: [UInt8]
     var ancestors: AncestorChain?
+    /// Whether ``path`` is normal (``PathBytes/isNormalAbsolute``) and not `/`: known from the
+    /// path-first lookup, checked for a real path read back from `/proc/self/fd`.
+    var pathIsNormal: Bool
 }
 
 extension Bookmark {
@@ -31,7 +34,7 @@ extension Bookmark {
             found.kind != .symlink,
             let chain = ancestors(of: PathBytes(bytes).parent.bytes, target: found, useCache: useCache, volumes: volumes)
         {
-            return CreationTarget(id: found, path: bytes, ancestors: chain)
+            return CreationTarget(id: found, path: bytes, ancestors: chain, pathIsNormal: true)
         }
         let descriptor = try Directory.current.open(PathBytes(bytes).filePath, options: [.pathOnly])
         let id = try FileID.identify(descriptor, volumes: volumes)
@@ -39,7 +42,8 @@ extension Bookmark {
             throw BookmarkError(.notFound, "the object was deleted while the bookmark was made", lastKnownPath: bytes)
         }
         let chain = ancestors(of: PathBytes(real).parent.bytes, target: id, useCache: useCache, volumes: volumes)
-        return CreationTarget(id: id, path: real, ancestors: chain)
+        return CreationTarget(
+            id: id, path: real, ancestors: chain, pathIsNormal: real.count > 1 && PathBytes(real).isNormalAbsolute)
     }
 
     /// The directories on `parent`, from the ancestor cache or (`useCache` false) examined now

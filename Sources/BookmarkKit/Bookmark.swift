@@ -22,7 +22,11 @@ public struct Bookmark: Sendable, Hashable {
         // record is taken out of `storage` while it is edited, so it is not shared.
         _modify {
             forgetRecorded()
-            var record = self.record
+            var record: BookmarkRecord
+            switch storage {
+            case .record(let stored): record = stored
+            case .pending(let creation): record = creation.recordForEditing()
+            }
             storage = .record(Self.placeholder)
             defer { storage = .record(record) }
             yield &record
@@ -94,7 +98,11 @@ public struct Bookmark: Sendable, Hashable {
     }
 
     /// The recorded path, as raw bytes.
-    public var path: [UInt8]? { record.pathBytes?.bytes }
+    public var path: [UInt8]? {
+        // A new bookmark's path is the canonical one creation found: its components joined again.
+        if case .pending(let creation) = storage { return creation.target.path }
+        return record.pathBytes?.bytes
+    }
 
     /// The creation options it was made with.
     public var creationOptions: BookmarkCreationOptions {

@@ -36,13 +36,23 @@ final class PendingCreation: Sendable {
     /// The record, filled on first use and kept.
     var record: BookmarkRecord {
         if let known = filled.withLock({ $0 }) { return known }
-        // `init` admitted only creations whose filling cannot throw (the one check that could,
-        // the birth time's nanoseconds, passed), so the fallback is never taken.
-        let made =
-            (try? Bookmark.record(target, template: template.record, options: options, resourceKeys: [], relativeTo: nil))
-            ?? template.record
+        let made = fill()
         filled.withLock { $0 = made }
         return made
+    }
+
+    /// The record for a caller that is about to edit it: the kept one if it was filled, else a
+    /// new one not kept here, so the edit does not copy it first.
+    func recordForEditing() -> BookmarkRecord {
+        filled.withLock({ $0 }) ?? fill()
+    }
+
+    /// The record, filled from the kept template.
+    private func fill() -> BookmarkRecord {
+        // `init` admitted only creations whose filling cannot throw (the one check that could,
+        // the birth time's nanoseconds, passed), so the fallback is never taken.
+        (try? Bookmark.record(target, template: template.record, options: options, resourceKeys: [], relativeTo: nil))
+            ?? template.record
     }
 
     /// The bytes, written by the template's plan and handed to `make` in place; `nil` without a plan.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import BookmarkFormat
 import BookmarkKit
 import FileIdentity
 import Foundation
@@ -62,6 +63,43 @@ struct ConcurrencyStressTests {
             let found = state.failures.withLock { $0 }
             #expect(found.isEmpty, "\(found.prefix(5))")
             print("concurrency stress: 80,000 resolutions, 800 creations, \(rounds) unmount/mount/cache-clear rounds meanwhile")
+        }
+    }
+
+    @Test("one new bookmark, its record not yet filled, read by 8 tasks at once: one record, one set of bytes")
+    func sharedNewBookmark() async throws {
+        let fixture = try LoopVolume(.ext4)
+        defer { try? fixture.destroy() }
+        do {
+            let tree = Tree(root: fixture.path("t"))
+            try tree.file("a/b/c/doc.txt", "shared")
+            let path = FilePath(tree.path("a/b/c/doc.txt"))
+            for _ in 0..<200 {
+                Bookmark.clearAncestorCache()
+                // New each round: its record is filled by whichever task reads it first.
+                let created = try Bookmark.create(for: path)
+                let outcomes = await withTaskGroup(of: (BookmarkRecord, [UInt8]?, FilePath?).self) { group in
+                    for index in 0..<8 {
+                        group.addTask {
+                            switch index % 4 {
+                            case 0: return (created.record, nil, nil)
+                            case 1: return (created.record, try? created.data(), nil)
+                            case 2: return (created.record, nil, try? created.resolve().path)
+                            default: return (created.record, try? created.data(), try? created.resolve().path)
+                            }
+                        }
+                    }
+                    var all: [(BookmarkRecord, [UInt8]?, FilePath?)] = []
+                    for await outcome in group { all.append(outcome) }
+                    return all
+                }
+                let bytes = try created.data()
+                let decoded = try Bookmark(data: bytes).record
+                #expect(outcomes.count == 8)
+                #expect(outcomes.allSatisfy { $0.0 == decoded })
+                #expect(outcomes.compactMap(\.1).allSatisfy { $0 == bytes })
+                #expect(outcomes.compactMap(\.2).allSatisfy { $0 == path })
+            }
         }
     }
 }

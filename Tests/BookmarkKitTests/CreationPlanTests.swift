@@ -55,6 +55,8 @@ struct CreationPlanTests {
             "\(path) with options \(options.rawValue), cache \(cache): \(direct.count) against \(recorded.count) bytes, first difference at \(difference ?? -1)")
         // And they decode: an equal record, the object's name.
         let decoded = try Bookmark(data: direct)
+        // A new bookmark answers its path without filling its record: the same path.
+        #expect(created.path == decoded.record.pathBytes?.bytes)
         #expect(decoded.record.fileName?.bytes == Array((path.split(separator: "/").last.map(String.init) ?? "").utf8))
         return try Bookmark.writesDirectly(pathBytes: bytes, options: options, volumes: volumes)
     }
@@ -149,6 +151,12 @@ struct CreationPlanTests {
             #expect(created.hashValue == (try Bookmark(data: bytes)).hashValue)
             #expect(created.path == Array(fixture.path("dir/sub/file.txt").utf8))
             #expect(created.creationOptions == [])
+            // Edited before anything read its record: filled for the edit, the edit kept.
+            var fresh = try Bookmark.create(for: path, volumes: volumes)
+            fresh.record.fileName = ByteString("fresh.txt")
+            #expect(fresh.record.fileName == ByteString("fresh.txt"))
+            #expect(try Bookmark(data: try fresh.data()).record.fileName == ByteString("fresh.txt"))
+            #expect(fresh.record.pathComponents == created.record.pathComponents)
             // An edit in place changes that bookmark only, and its bytes follow the record.
             var edited = created
             edited.record.fileName = ByteString("renamed.txt")
