@@ -120,10 +120,12 @@ final class RecordedCache: Sendable {
     /// Forgets the derived facts (the record changed).
     func forget() { value.withLock { $0 = nil } }
 
-    /// The recorded facts of `record`, which must be the record this cache belongs to.
-    func recorded(for record: BookmarkRecord) throws(BookmarkError) -> Recorded {
+    /// The recorded facts of `record`, which must be the record this cache belongs to. The
+    /// record is read only when they are not known yet: a new bookmark's record is filled then,
+    /// and a known one is not copied out of its bookmark on every resolution.
+    func recorded(for record: @autoclosure () -> BookmarkRecord) throws(BookmarkError) -> Recorded {
         if let known = value.withLock({ $0 }) { return known }
-        let fresh = try Recorded(record)
+        let fresh = try Recorded(record())
         value.withLock { $0 = fresh }
         return fresh
     }
