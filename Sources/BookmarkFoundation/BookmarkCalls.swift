@@ -30,15 +30,10 @@
             let kitOptions = BookmarkKit.BookmarkCreationOptions(rawValue: UInt32(truncatingIfNeeded: options.rawValue))
             let resourceKeys = Set(keys.map(\.rawValue)).sorted().map(ResourceKey.init(rawValue:))
             let made = Result { () throws(BookmarkError) -> Data in
-                guard let key else {
-                    // Unsigned: the bytes are written straight from the file's facts.
-                    return try Bookmark.createData(
-                        pathBytes: path, options: kitOptions, resourceKeys: resourceKeys, relativeTo: baseDirectory
-                    ) { bytes in bytes.baseAddress.map { Data(bytes: $0, count: bytes.count) } ?? Data() }
-                }
                 let bookmark = try Bookmark.create(
                     pathBytes: path, options: kitOptions, resourceKeys: resourceKeys, relativeTo: baseDirectory)
-                let signed = try key.sign(bookmark)
+                // Unsigned, a new bookmark's bytes are written from the file's facts (no record).
+                let signed = try key.map { key throws(BookmarkError) in try key.sign(bookmark) } ?? bookmark
                 return try signed.data { bytes in bytes.baseAddress.map { Data(bytes: $0, count: bytes.count) } ?? Data() }
             }
             switch made {

@@ -45,10 +45,10 @@ struct AncestorChain: Sendable {
 
 /// An ``AncestorChain``'s record items, made on first use and shared by its copies.
 private final class ChainItems: Sendable {
-    private let made = Locked<(components: [BookmarkItem], ids: [BookmarkItem])?>(nil)
+    private let built = Locked<(components: [BookmarkItem], ids: [BookmarkItem])?>(nil)
 
     func made(path: [UInt8], inodes: [UInt64]) -> (components: [BookmarkItem], ids: [BookmarkItem]) {
-        if let known = made.withLock({ $0 }) { return known }
+        if let known = built.withLock({ $0 }) { return known }
         // One scan, each component's bytes copied once (no intermediate array of components).
         var components: [BookmarkItem] = []
         components.reserveCapacity(inodes.count)
@@ -62,7 +62,7 @@ private final class ChainItems: Sendable {
             }
         }
         let fresh = (components, inodes.map { BookmarkRecord.fileIDItem(Int64(bitPattern: $0)) })
-        made.withLock { $0 = fresh }
+        built.withLock { $0 = fresh }
         return fresh
     }
 }
