@@ -4,6 +4,7 @@
     import BookmarkKit
     import Foundation
     import SecureFiles
+    import SystemPackage
 
     /// The bookmarks `URL(resolvingBookmarkData:)` decoded lately, by their bytes.
     ///
@@ -54,7 +55,9 @@
         private final class Entry: Sendable {
             let bookmark: Bookmark
             let isDirectory: Bool
-            let lastURL: (path: [UInt8], url: URL)?
+            /// Compared by `FilePath`'s `==`: an unmoved file's result hands back the very path
+            /// stored here (the bookmark's own), and arrays sharing storage compare equal at once.
+            let lastURL: (path: FilePath, url: URL)?
             /// The application identity whose key verified these exact bytes (security scope): the
             /// same bytes under the same key verify the same way, so it is checked once.
             let verifiedBy: String?
@@ -66,7 +69,7 @@
                 verifiedBy = nil
             }
 
-            private init(bookmark: Bookmark, isDirectory: Bool, lastURL: (path: [UInt8], url: URL)?, verifiedBy: String?) {
+            private init(bookmark: Bookmark, isDirectory: Bool, lastURL: (path: FilePath, url: URL)?, verifiedBy: String?) {
                 self.bookmark = bookmark
                 self.isDirectory = isDirectory
                 self.lastURL = lastURL
@@ -74,7 +77,7 @@
             }
 
             /// This entry with the URL made for `path`.
-            func with(lastURL: (path: [UInt8], url: URL)) -> Entry {
+            func with(lastURL: (path: FilePath, url: URL)) -> Entry {
                 Entry(bookmark: bookmark, isDirectory: isDirectory, lastURL: lastURL, verifiedBy: verifiedBy)
             }
 
@@ -124,8 +127,7 @@
         /// the path found, reused when it is the path the last resolution of these bytes found.
         func resolve(_ data: Data, options: ResolutionOptions) throws(BookmarkError) -> (url: URL, isStale: Bool) {
             let (key, entry, isRecent) = try entry(for: data)
-            let found = try resolve(key, entry, isRecent: isRecent, options: options)
-            return (found.url, found.resolution.isStale)
+            return try resolve(key, entry, isRecent: isRecent, options: options) { url, resolution in (url, resolution.isStale) }
         }
 
         /// Resolves security-scoped `data`: its signature checked with `signingKey` (of application
@@ -148,7 +150,7 @@
             }
             let found: (url: URL, resolution: Resolution)
             switch Result(catching: { () throws(BookmarkError) -> (url: URL, resolution: Resolution) in
-                try self.resolve(key, entry, isRecent: isRecent, options: options)
+                try self.resolve(key, entry, isRecent: isRecent, options: options) { url, resolution in (url, resolution) }
             }) {
             case .success(let value): found = value
             case .failure(let error): throw SecurityScopeError(.resolution, error.description, bookmarkError: error)
@@ -161,18 +163,20 @@
         /// made) unless it is the recent one already, unchanged: an unmoved file's resolution of the
         /// same `Data` again takes no lock after the look-up (the store replaced a whole entry in
         /// the dictionary under the lock: about a twelfth of the call, perf, Docs/PERFORMANCE.md).
-        private func resolve(_ key: Key, _ entry: Entry, isRecent: Bool, options: ResolutionOptions) throws(BookmarkError)
-            -> (url: URL, resolution: Resolution)
-        {
+        ///
+        /// What the caller keeps of the result is `made` from it in place, so the result is not copied.
+        private func resolve<R>(
+            _ key: Key, _ entry: Entry, isRecent: Bool, options: ResolutionOptions, _ made: (URL, Resolution) -> R
+        ) throws(BookmarkError) -> R {
             var entry = entry
             let resolution = try entry.bookmark.resolve(options)
-            let path = PathBytes(resolution.path).bytes
+            let path = resolution.path
             let url: URL
-            if let last = entry.lastURL, last.path.withUnsafeBytes({ old in path.withUnsafeBytes { sameBytes(old, $0) } }) {
+            if let last = entry.lastURL, last.path == path {
                 url = last.url
-                if isRecent { return (url, resolution) }
+                if isRecent { return made(url, resolution) }
             } else {
-                url = fileURL(bytes: path, isDirectory: entry.isDirectory)
+                url = fileURL(path: path, isDirectory: entry.isDirectory)
                 entry = entry.with(lastURL: (path, url))
             }
             let remembered = entry
@@ -180,7 +184,7 @@
                 if state.byData[key] != nil { state.byData[key] = remembered }
                 state.recent = (key, remembered)
             }
-            return (url, resolution)
+            return made(url, resolution)
         }
     }
 

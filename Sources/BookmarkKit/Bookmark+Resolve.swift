@@ -18,12 +18,24 @@ extension Bookmark {
     public func resolve(_ options: ResolutionOptions = ResolutionOptions(), volumes: MountedVolumes? = nil)
         throws(BookmarkError) -> Resolution
     {
-        let recorded = try recordedCache.recorded(for: record)
+        let (recorded, memo) = try recordedCache.recordedAndMemo(for: record)
         let directory = try Self.mountedVolumes(volumes, lastKnownPath: recorded.path)
+        // Found unmoved against this table before: one `statx` proves it is still there.
+        if let memo, options.cancellation?.isCancelled != true, !Task.isCancelled,
+            let resolution = memo.unmoved(recorded, tableSerial: directory.serial)
+        {
+            return resolution
+        }
         var resolver = Resolver(recorded: recorded, options: options, directory: directory)
         do throws(BookmarkError) {
             let start = try resolver.begin()
-            return try resolver.guarded(start) { resolver, start throws(BookmarkError) in try resolver.run(from: start) }
+            let resolution = try resolver.guarded(start) { resolver, start throws(BookmarkError) in
+                try resolver.run(from: start)
+            }
+            if let fresh = UnmovedMemo(resolution, of: recorded, current: start.current, directory: directory) {
+                recordedCache.remember(fresh, for: recorded)
+            }
+            return resolution
         } catch {
             // Where a catalog last saw it, for an object that cannot be reached now.
             guard let hints = options.locationHints, error.code == .volumeNotMounted || error.code == .notFound else { throw error }
@@ -402,12 +414,15 @@ struct Resolver: Sendable {
         if let recordedPoint = recorded.volumePath, PathBytes(recordedPoint) != PathBytes(volume.mountPoint) { changes.insert(.volumeMountPoint) }
         if let recordedName = recorded.volumeName, recordedName != Self.currentVolumeName(volume) { changes.insert(.volumeName) }
         // A path found as bytes (a moved object) stays bytes until the caller reads it.
-        var resolution = Resolution(
-            pathBytes: found.path, matchedBy: found.matchedBy, changes: changes,
-            isInTrash: atRecordedPath ? recorded.pathIsInTrash : PathBytes(found.path).isInTrash, volume: volume,
+        let isInTrash = atRecordedPath ? recorded.pathIsInTrash : PathBytes(found.path).isInTrash
+        if let known = found.filePath ?? (atRecordedPath ? recorded.filePath : nil) {
+            return Resolution(
+                path: known, matchedBy: found.matchedBy, changes: changes, isInTrash: isInTrash, volume: volume,
+                fileID: found.id, entriesSearched: entriesSearched, notes: notes)
+        }
+        return Resolution(
+            pathBytes: found.path, matchedBy: found.matchedBy, changes: changes, isInTrash: isInTrash, volume: volume,
             fileID: found.id, entriesSearched: entriesSearched, notes: notes)
-        if let known = found.filePath ?? (atRecordedPath ? recorded.filePath : nil) { resolution.path = known }
-        return resolution
     }
 
     /// What differs between an object's path now and the recorded one (they differ): the path,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SecureFiles
+import Synchronization
 import SystemPackage
 
 /// Where a volume is now.
@@ -30,6 +31,11 @@ public final class MountedVolumes: Sendable {
     private let blockingMounts: [MountEntry]
     /// Whether any mount is an automount trigger.
     private let hasAutomountTriggers: Bool
+    /// A number no other instance in this process has: what a cache of facts learnt from one
+    /// table keeps to know it is asked about the same table, without keeping the table alive.
+    package let serial: UInt64
+
+    private static let serials = Atomic<UInt64>(0)
 
     /// Reads `/proc/self/mountinfo`.
     ///
@@ -45,6 +51,7 @@ public final class MountedVolumes: Sendable {
         self.touchNetwork = touchNetwork
         blockingMounts = table.entries.filter(\.mayBlock)
         hasAutomountTriggers = table.entries.contains(where: \.isAutomountTrigger)
+        serial = Self.serials.add(1, ordering: .relaxed).newValue
     }
 
     /// What touching a path would risk, read from the mount table alone.
