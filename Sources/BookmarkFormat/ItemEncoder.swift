@@ -236,12 +236,18 @@ struct ItemEncoder {
         return finish(mark)
     }
 
-    /// An item whose payload is the low `count` bytes of `value`, little-endian.
+    /// An item whose payload is the low `count` bytes (at most 8) of `value`, little-endian.
+    ///
+    /// Header and payload are stored as two words, with no call to copy memory: numbers and dates
+    /// are a third of a new bookmark's items (each file ID, the sizes, the dates), and the copy
+    /// through `memmove` was most of such an item's cost. The payload word's bytes past `count`
+    /// lie past the output's end, where the next item or padding overwrites them.
     mutating func fixed(_ type: UInt32, _ value: UInt64, count n: Int) throws(BookmarkFormatError) -> UInt32 {
+        let n = min(max(n, 0), 8)
         let mark = try begin(type, count: n)
-        withUnsafeBytes(of: value.littleEndian) { p in
-            if let source = p.baseAddress { append(source, min(n, 8)) }
-        }
+        reserve(8)
+        (out + count).storeBytes(of: value.littleEndian, as: UInt64.self)
+        count += n
         return finish(mark)
     }
 

@@ -168,8 +168,10 @@ extension FileID {
     ) -> FileID? {
         // An object looked up before (same mount, inode and birth time) keeps its handle: one
         // `statx` instead of two path walks (KnownHandles).
+        // The mount's reusable id: `statx`'s when it gave that one, else the handle's (the entry
+        // is keyed by the unique id, so it was learnt on this very mount), with no look-up.
         if let seen = KnownHandles.shared.handle(for: status),
-            let reusable = status.reusableMountID,
+            case let reusable = status.mountID ?? seen.handle.mountID,
             let volume = volumes.volume(mountID: reusable), volume.category == .local, !volume.mayBlock
         {
             return FileID.known(status, on: volume, mountID: reusable, generation: seen.generation, handle: seen.handle)
@@ -178,7 +180,9 @@ extension FileID {
             let generation = decodeGeneration(from: handle, inode: status.inode),
             let volume = volumes.volume(mountID: handle.mountID)
         else { return nil }
-        if volume.category == .local, !volume.mayBlock {
+        // Remembered only when the handle was taken on the mount the status was (not a mount made
+        // between the two lookups): a later hit takes the mount's reusable id from the handle.
+        if volume.category == .local, !volume.mayBlock, status.reusableMountID == handle.mountID {
             KnownHandles.shared.remember(handle, generation: generation, for: status)
         }
         return FileID(

@@ -52,7 +52,13 @@ public struct Volume: Sendable, Hashable {
     /// The fields, shared by copies; never mutated (setters replace it).
     final class Box: Sendable {
         let fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
+        /// ``Volume/mayBlock``, from ``Fields/fsType`` once: creation and resolution ask it on
+        /// every call, and the answer is a set look-up and two prefix tests of a string.
+        let mayBlock: Bool
+        init(_ fields: Fields) {
+            self.fields = fields
+            mayBlock = FileSystemCategory.mayBlock(fsType: fields.fsType)
+        }
     }
 
     private var box: Box
@@ -195,7 +201,7 @@ public struct Volume: Sendable, Hashable {
     }
     /// Whether calls on this volume can wait for a FUSE daemon or a network server (see
     /// ``MountEntry/mayBlock``).
-    public var mayBlock: Bool { FileSystemCategory.mayBlock(fsType: fsType) }
+    public var mayBlock: Bool { box.mayBlock }
     /// The per-mount random UUID of tmpfs: identifies this mount only, never stored as a volume UUID.
     public var sessionUUID: String? {
         get { box.fields.sessionUUID }
