@@ -55,104 +55,36 @@ public struct Resolution: Sendable {
     /// Where the object is now.
     public var path: FilePath {
         get {
-            switch core.location {
+            switch location {
             case .path(let path): return path
             case .bytes(let bytes): return FilePath(bytes: bytes)
             }
         }
-        set { edit { $0.location = .path(newValue) } }
+        set { location = .path(newValue) }
     }
+    /// ``path`` as it was given: a batch of a million bookmarks keeps each result's path as bytes,
+    /// and the `FilePath` (whose every construction normalises the bytes) is made when it is read.
+    private var location: Location
     /// How it was found.
-    public var matchedBy: MatchKind {
-        get { core.matchedBy }
-        set { edit { $0.matchedBy = newValue } }
-    }
+    public var matchedBy: MatchKind
     /// What differs from the recording; empty when nothing does.
-    public var changes: Set<Change> {
-        get { core.changes }
-        set { edit { $0.changes = newValue } }
-    }
+    public var changes: Set<Change>
     /// Resolved, but something recorded differs. Create a new bookmark from ``path``.
-    public var isStale: Bool { !core.changes.isEmpty }
+    public var isStale: Bool { !changes.isEmpty }
     /// Whether the object is inside a Trash directory.
-    public var isInTrash: Bool {
-        get { core.isInTrash }
-        set { edit { $0.isInTrash = newValue } }
-    }
+    public var isInTrash: Bool
     /// The volume as mounted now.
-    public var volume: Volume {
-        get { core.volume }
-        set { edit { $0.volume = newValue } }
-    }
+    public var volume: Volume
     /// The object's identity now.
     public var fileID: FileID
     /// Directory entries read by the search (0 when no search ran).
-    public var entriesSearched: Int {
-        get { core.entriesSearched }
-        set { edit { $0.entriesSearched = newValue } }
-    }
+    public var entriesSearched: Int
     /// Notes about the resolution (such as "volume has no persistent identity: path only").
-    public var notes: [String] {
-        get { core.notes }
-        set { edit { $0.notes = newValue } }
-    }
+    public var notes: [String]
 
-    /// Everything but ``fileID``, in one immutable box shared by copies: a result is copied
-    /// several times on its way out of a resolution and through Apple's API, and copying seven
-    /// reference-counted fields each time was about a tenth of an unmoved resolution (perf,
-    /// Docs/PERFORMANCE.md). A resolution repeated from ``UnmovedMemo`` shares its box with the
-    /// memo's result and only sets ``fileID``. A setter makes a new box.
-    private var core: Core
-
-    private final class Core: Sendable {
-        let location: Location
-        let matchedBy: MatchKind
-        let changes: Set<Change>
-        let isInTrash: Bool
-        let volume: Volume
-        let entriesSearched: Int
-        let notes: [String]
-
-        init(_ fields: Fields) {
-            location = fields.location
-            matchedBy = fields.matchedBy
-            changes = fields.changes
-            isInTrash = fields.isInTrash
-            volume = fields.volume
-            entriesSearched = fields.entriesSearched
-            notes = fields.notes
-        }
-
-        var fields: Fields {
-            Fields(
-                location: location, matchedBy: matchedBy, changes: changes, isInTrash: isInTrash, volume: volume,
-                entriesSearched: entriesSearched, notes: notes)
-        }
-    }
-
-    /// ``Core``'s fields, as values to edit.
-    private struct Fields {
-        var location: Location
-        var matchedBy: MatchKind
-        var changes: Set<Change>
-        var isInTrash: Bool
-        var volume: Volume
-        var entriesSearched: Int
-        var notes: [String]
-    }
-
-    /// ``path`` as it was given: a batch of a million bookmarks keeps each result's path as bytes,
-    /// and the `FilePath` (whose every construction normalises the bytes) is made when it is read.
     private enum Location: Sendable {
         case path(FilePath)
         case bytes([UInt8])
-    }
-
-    /// Replaces ``core`` with an edited copy.
-    private mutating func edit(_ change: (inout Fields) -> Void) {
-        var fields = core.fields
-        change(&fields)
-        core = Core(fields)
     }
 
     init(
@@ -178,9 +110,14 @@ public struct Resolution: Sendable {
         location: Location, matchedBy: MatchKind, changes: Set<Change>, isInTrash: Bool, volume: Volume,
         fileID: FileID, entriesSearched: Int, notes: [String]
     ) {
-        core = Core(Fields(
-            location: location, matchedBy: matchedBy, changes: changes, isInTrash: isInTrash, volume: volume,
-            entriesSearched: entriesSearched, notes: notes))
+        self.location = location
+        self.matchedBy = matchedBy
+        self.changes = changes
+        self.isInTrash = isInTrash
+        self.volume = volume
         self.fileID = fileID
+        self.entriesSearched = entriesSearched
+        self.notes = notes
     }
 }
+
