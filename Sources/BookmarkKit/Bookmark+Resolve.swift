@@ -21,7 +21,7 @@ extension Bookmark {
         let (recorded, memo) = try recordedCache.recordedAndMemo(for: record)
         let directory = try Self.mountedVolumes(volumes, lastKnownPath: recorded.path)
         // Found unmoved against this table before: one `statx` proves it is still there.
-        if let memo, options.cancellation?.isCancelled != true, !Task.isCancelled,
+        if let memo, options.useMemo, options.cancellation?.isCancelled != true, !Task.isCancelled,
             let resolution = memo.unmoved(recorded, tableSerial: directory.serial)
         {
             return resolution
@@ -32,7 +32,7 @@ extension Bookmark {
             let resolution = try resolver.guarded(start) { resolver, start throws(BookmarkError) in
                 try resolver.run(from: start)
             }
-            if let fresh = UnmovedMemo(resolution, of: recorded, current: start.current, directory: directory) {
+            if options.useMemo, let fresh = UnmovedMemo(resolution, of: recorded, current: start.current, directory: directory) {
                 recordedCache.remember(fresh, for: recorded)
             }
             return resolution

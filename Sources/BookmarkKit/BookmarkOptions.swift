@@ -82,14 +82,21 @@ public struct ResolutionOptions: Sendable {
     /// and for decoded batches of 4,096 or more; `1`: the calling thread only. Results do not
     /// depend on it.
     public var batchThreads: Int
+    /// Whether a bookmark found unmoved before, against the same mount table, may be confirmed
+    /// with one `statx` of the path it was found at (its memo; Docs/RESOLUTION.md, "Path first")
+    /// instead of taking every step again. The answer is the same either way; only the work
+    /// differs. Default on. Off: every step runs and no memo is kept, for measuring the steps or
+    /// auditing their system calls.
+    public var useMemo: Bool
 
     /// Creates options; the defaults are the safe, non-blocking ones.
     public init(
         search: Bool = true, budget: SearchBudget = .default, useHandles: Bool = true, allowMounting: Bool = false,
         crossVolumeHeuristic: Bool = false, relativeTo: FilePath? = nil, cancellation: CancellationFlag? = nil,
         volumeResponseTimeout: Duration = .seconds(2), locationHints: (any LocationHintProvider)? = nil,
-        batchThreads: Int = 0
+        batchThreads: Int = 0, useMemo: Bool = true
     ) {
+        self.useMemo = useMemo
         self.batchThreads = batchThreads
         self.locationHints = locationHints
         self.volumeResponseTimeout = volumeResponseTimeout

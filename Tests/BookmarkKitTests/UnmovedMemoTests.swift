@@ -187,6 +187,29 @@ struct UnmovedMemoTests {
         }
     }
 
+    @Test("useMemo: false takes every step and keeps no memo; the answer is the same")
+    func withoutMemo() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let path = volume.path("doc.txt")
+            try Data("x".utf8).write(to: URL(fileURLWithPath: path))
+            let bookmark = try Bookmark.create(for: FilePath(path))
+            let table = try MountedVolumes()
+            let every = try bookmark.resolve(ResolutionOptions(useMemo: false), volumes: table)
+            #expect(try bookmark.recordedCache.recordedAndMemo(for: bookmark.record).unmoved == nil)
+            let remembered = try bookmark.resolve(volumes: table)
+            let kept = try #require(try bookmark.recordedCache.recordedAndMemo(for: bookmark.record).unmoved)
+            let again = try bookmark.resolve(ResolutionOptions(useMemo: false), volumes: table)
+            #expect(try bookmark.recordedCache.recordedAndMemo(for: bookmark.record).unmoved === kept)
+            for resolution in [remembered, again] {
+                #expect(resolution.path == every.path)
+                #expect(resolution.matchedBy == every.matchedBy)
+                #expect(resolution.changes == every.changes)
+                #expect(resolution.fileID.inode == every.fileID.inode)
+                #expect(resolution.volume == every.volume)
+            }
+        }
+    }
+
     @Test("editing the record drops the memo; copies made before the edit keep theirs")
     func editDropsIt() throws {
         try LoopVolume.withVolume(.ext4) { volume in

@@ -18,6 +18,8 @@ extension Bench {
         let bookmark = try Bookmark.create(for: FilePath(path))
         guard try bookmark.resolve().matchedBy == .path else { throw BenchError("unmoved file not matched by path") }
         let resolve = try measure.compare(ours: { _ = try bookmark.resolve() }, baseline: statx)
+        let everyStep = ResolutionOptions(useMemo: false)
+        let resolveSteps = try measure.compare(ours: { _ = try bookmark.resolve(everyStep) }, baseline: statx)
         let oldDefault = try measure.compare(
             ours: { _ = try bookmark.resolve(volumes: try MountedVolumes()) }, baseline: statx)
         let create = try measure.compare(ours: { _ = try Bookmark.create(for: FilePath(path)) }, baseline: statxHandle)
@@ -54,7 +56,9 @@ extension Bench {
 
         return [
             MetricResult("default path: Bookmark.resolve(), unmoved", baseline: "statx", target: .ratioAtMost(3), resolve,
-                note: "no table given: the shared table, one poll per call"),
+                note: "no table given: the shared table, one poll per call; the bookmark's memo, one statx"),
+            MetricResult("↳ every step (useMemo: false), as a first resolution", baseline: "statx", target: .none,
+                resolveSteps, note: "volume by UUID, path re-rooted, statx, result built"),
             MetricResult("↳ with a new MountedVolumes() each call (0.1's default)", baseline: "statx", target: .none,
                 oldDefault, note: "reads and parses /proc/self/mountinfo every call"),
             MetricResult("default path: Bookmark.create(for:)", baseline: "statx + name_to_handle_at",
