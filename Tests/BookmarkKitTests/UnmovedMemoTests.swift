@@ -107,18 +107,7 @@ struct UnmovedMemoTests {
                 }
                 #expect(error.code == .notFound)
             case .replacedReusingInode:
-                // ext4 hands the freed inode to the next file made in the same group; try until it does.
-                var reused = false
-                for _ in 0..<50 {
-                    try FileManager.default.removeItem(atPath: path)
-                    usleep(2_000)  // a different birth time even on a coarse clock
-                    try Data("new".utf8).write(to: URL(fileURLWithPath: path))
-                    if try FileStatus(path: FilePath(path)).inode == oldInode {
-                        reused = true
-                        break
-                    }
-                }
-                try #require(reused, "ext4 did not reuse the inode number in 50 tries")
+                try replaceReusingInode(at: path, oldInode)
                 let resolution = try bookmark.resolve(volumes: table)
                 #expect(resolution.matchedBy == .replacedAtPath)
                 #expect(resolution.changes.contains(.fileIdentity))
