@@ -102,6 +102,75 @@ struct ConcurrencyStressTests {
             }
         }
     }
+
+    @Test("one bookmark resolved by 8 tasks while its file is renamed away and back: its memo never answers wrongly")
+    func memoUnderRenames() async throws {
+        let fixture = try LoopVolume(.ext4)
+        defer { try? fixture.destroy() }
+        do {
+            let tree = Tree(root: fixture.path("t"))
+            try tree.file("a/b/doc.txt", "memo")
+            let here = FilePath(tree.path("a/b/doc.txt"))
+            let away = FilePath(tree.path("a/b/doc-moved.txt"))
+            let inode = try FileStatus(path: here).inode
+            let bookmark = try Bookmark.create(for: here)
+            #expect(try bookmark.resolve().matchedBy == .path)  // the memo is kept from here on
+            let state = StressState()
+            let churn = Task.detached {
+                var rounds = 0
+                while !state.stop.load(ordering: .relaxed) {
+                    _ = rename(here.string, away.string)
+                    _ = rename(away.string, here.string)
+                    rounds += 1
+                }
+                return rounds
+            }
+            // Without handles, so a moved file is found by the search of its folder.
+            let options = ResolutionOptions(useHandles: false)
+            let counts = await withTaskGroup(of: (atPath: Int, moved: Int, missed: Int).self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        var counts = (atPath: 0, moved: 0, missed: 0)
+                        for round in 0..<500 {
+                            do throws(BookmarkError) {
+                                let resolution = try bookmark.resolve(options)
+                                // At the recorded path (by the memo, the path step or a search that met
+                                // it renamed back): not stale. At the other name: stale.
+                                let right = resolution.fileID.inode == inode
+                                    && (resolution.path == here ? !resolution.isStale : resolution.path == away && resolution.isStale)
+                                if !right {
+                                    state.failures.withLock {
+                                        $0.append("task \(index) round \(round): \(resolution.path) by \(resolution.matchedBy)")
+                                    }
+                                }
+                                if resolution.path == here { counts.atPath += 1 } else { counts.moved += 1 }
+                            } catch {
+                                // A search can miss a name renamed while it reads the folder; never a wrong answer.
+                                if error.code != .notFound {
+                                    state.failures.withLock { $0.append("task \(index) round \(round): \(error)") }
+                                }
+                                counts.missed += 1
+                            }
+                        }
+                        return counts
+                    }
+                }
+                var total = (atPath: 0, moved: 0, missed: 0)
+                for await c in group {
+                    total.atPath += c.atPath
+                    total.moved += c.moved
+                    total.missed += c.missed
+                }
+                return total
+            }
+            state.stop.store(true, ordering: .relaxed)
+            let rounds = await churn.value
+            let found = state.failures.withLock { $0 }
+            #expect(found.isEmpty, "\(found.prefix(5))")
+            #expect(counts.atPath + counts.moved + counts.missed == 4_000)
+            print("memo under renames: \(counts.atPath) at the path, \(counts.moved) moved, \(counts.missed) missed, \(rounds) rename pairs meanwhile")
+        }
+    }
 }
 
 /// What the stress test's tasks share.
