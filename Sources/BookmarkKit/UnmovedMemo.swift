@@ -24,11 +24,8 @@ final class UnmovedMemo: Sendable {
     let tableSerial: UInt64
     /// The path tried first.
     let current: [UInt8]
-    /// The mount the object was found on: its reusable id, and its unique one where the kernel has it.
-    let mountID: MountID
-    let uniqueMountID: UniqueMountID?
-    let volume: Volume
-    /// The result the memo was made from: every field but ``Resolution/fileID`` is reused.
+    /// The result the memo was made from: every field but ``Resolution/fileID`` is reused, and its
+    /// identity gives the mount and volume the object was found on.
     let result: Resolution
 
     /// The memo of `result`, a resolution of `recorded` against `directory` that started at
@@ -40,9 +37,6 @@ final class UnmovedMemo: Sendable {
         else { return nil }
         tableSerial = directory.serial
         self.current = current
-        mountID = result.fileID.mountID
-        uniqueMountID = result.fileID.uniqueMountID
-        volume = result.fileID.volume
         self.result = result
     }
 
@@ -50,13 +44,14 @@ final class UnmovedMemo: Sendable {
     /// still at ``current``: one `statx`. `nil` when anything else is there (the caller then
     /// resolves in full).
     func unmoved(_ recorded: Recorded, tableSerial serial: UInt64) -> Resolution? {
+        let found = result.fileID
         guard serial == tableSerial, let inode = recorded.inode, let birthTime = recorded.birthTime,
             case .success(let status) = FileStatus.lookup(pathBytes: current, followSymlinks: false),
-            status.inode == inode, status.birthTime == birthTime, status.isOnMount(reusable: mountID, unique: uniqueMountID)
+            status.inode == inode, status.birthTime == birthTime, found.isOnMount(of: status)
         else { return nil }
         let id = FileID.known(
-            status, on: volume, mountID: mountID, generation: recorded.generation.map { UInt32(truncatingIfNeeded: $0) },
-            handle: recorded.handle)
+            status, on: found.volume, mountID: found.mountID,
+            generation: recorded.generation.map { UInt32(truncatingIfNeeded: $0) }, handle: recorded.handle)
         guard recorded.matches(id) else { return nil }
         var resolution = result
         resolution.fileID = id

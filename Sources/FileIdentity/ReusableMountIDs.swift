@@ -33,13 +33,3 @@ extension FileStatus {
         mountID ?? uniqueMountID.flatMap { ReusableMountIDs.shared.reusable(for: $0) }
     }
 }
-
-extension FileStatus {
-    /// Whether this status was taken on the mount whose ids are `reusable` and `unique`: by the
-    /// unique ids when both sides have one (never given to another mount, and no look-up), else
-    /// by the reusable ones.
-    package func isOnMount(reusable: MountID, unique: UniqueMountID?) -> Bool {
-        if let unique, let own = uniqueMountID { return own == unique }
-        return reusableMountID == reusable
-    }
-}

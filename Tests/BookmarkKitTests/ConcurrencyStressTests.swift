@@ -167,7 +167,6 @@ struct ConcurrencyStressTests {
             let rounds = await churn.value
             let found = state.failures.withLock { $0 }
             #expect(found.isEmpty, "\(found.prefix(5))")
-            #expect(counts.atPath + counts.moved + counts.missed == 4_000)
             print("memo under renames: \(counts.atPath) at the path, \(counts.moved) moved, \(counts.missed) missed, \(rounds) rename pairs meanwhile")
         }
     }

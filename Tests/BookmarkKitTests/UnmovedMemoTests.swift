@@ -16,7 +16,7 @@ struct UnmovedMemoTests {
     /// kept between them.
     private func twice(_ bookmark: Bookmark, _ table: MountedVolumes) throws -> (Resolution, Resolution, UnmovedMemo?) {
         let first = try bookmark.resolve(volumes: table)
-        let memo = try bookmark.recordedCache.recordedAndMemo(for: bookmark.record).unmoved
+        let memo = try bookmark.keptMemo()
         let second = try bookmark.resolve(volumes: table)
         return (first, second, memo)
     }
@@ -65,7 +65,7 @@ struct UnmovedMemoTests {
             #expect(grown.fileID.mode == status.mode)
             #expect(grown.fileID.modificationTime == status.modificationTime)
             // The memo answered (the same one is still kept).
-            #expect(try bookmark.recordedCache.recordedAndMemo(for: bookmark.record).unmoved === kept)
+            #expect(try bookmark.keptMemo() === kept)
         }
     }
 
@@ -84,7 +84,7 @@ struct UnmovedMemoTests {
             let bookmark = try Bookmark.create(for: FilePath(path))
             let table = try MountedVolumes()
             #expect(try bookmark.resolve(volumes: table).matchedBy == .path)
-            try #require(try bookmark.recordedCache.recordedAndMemo(for: bookmark.record).unmoved != nil)
+            try #require(try bookmark.keptMemo() != nil)
             let oldInode = try FileStatus(path: FilePath(path)).inode
             switch change {
             case .replacedAtPath:
@@ -118,19 +118,17 @@ struct UnmovedMemoTests {
     @Test("a memo answers only for the table it was learnt from; another table resolves in full and keeps its own")
     func otherTable() throws {
         try LoopVolume.withVolume(.ext4) { volume in
-            let path = volume.path("doc.txt")
-            try Data("x".utf8).write(to: URL(fileURLWithPath: path))
-            let bookmark = try Bookmark.create(for: FilePath(path))
+            let (path, bookmark) = try newDocument(on: volume)
             let first = try MountedVolumes()
             _ = try bookmark.resolve(volumes: first)
-            let memo = try #require(try bookmark.recordedCache.recordedAndMemo(for: bookmark.record).unmoved)
+            let memo = try #require(try bookmark.keptMemo())
             let second = try MountedVolumes()
             #expect(second.serial != first.serial)
             let (recorded, _) = try bookmark.recordedCache.recordedAndMemo(for: bookmark.record)
             #expect(memo.unmoved(recorded, tableSerial: second.serial) == nil)
             #expect(memo.unmoved(recorded, tableSerial: first.serial) != nil)
             #expect(try bookmark.resolve(volumes: second).matchedBy == .path)
-            let replaced = try #require(try bookmark.recordedCache.recordedAndMemo(for: bookmark.record).unmoved)
+            let replaced = try #require(try bookmark.keptMemo())
             #expect(replaced.tableSerial == second.serial)
         }
     }
@@ -142,7 +140,7 @@ struct UnmovedMemoTests {
             try Data("x".utf8).write(to: URL(fileURLWithPath: file))
             let bookmark = try Bookmark.create(for: FilePath(file))
             _ = try bookmark.resolve()
-            try #require(try bookmark.recordedCache.recordedAndMemo(for: bookmark.record).unmoved != nil)
+            try #require(try bookmark.keptMemo() != nil)
             let point = try #require(volume.mountPoint)
             let elsewhere = point.path + "-elsewhere"
             try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
@@ -160,11 +158,9 @@ struct UnmovedMemoTests {
     @Test("a cancelled resolution is cancelled, memo or not")
     func cancelled() throws {
         try LoopVolume.withVolume(.ext4) { volume in
-            let path = volume.path("doc.txt")
-            try Data("x".utf8).write(to: URL(fileURLWithPath: path))
-            let bookmark = try Bookmark.create(for: FilePath(path))
+            let (path, bookmark) = try newDocument(on: volume)
             _ = try bookmark.resolve()
-            try #require(try bookmark.recordedCache.recordedAndMemo(for: bookmark.record).unmoved != nil)
+            try #require(try bookmark.keptMemo() != nil)
             let flag = CancellationFlag()
             flag.cancel()
             let outcome = Result { () throws(BookmarkError) in try bookmark.resolve(ResolutionOptions(cancellation: flag)) }
@@ -179,16 +175,14 @@ struct UnmovedMemoTests {
     @Test("useMemo: false takes every step and keeps no memo; the answer is the same")
     func withoutMemo() throws {
         try LoopVolume.withVolume(.ext4) { volume in
-            let path = volume.path("doc.txt")
-            try Data("x".utf8).write(to: URL(fileURLWithPath: path))
-            let bookmark = try Bookmark.create(for: FilePath(path))
+            let (path, bookmark) = try newDocument(on: volume)
             let table = try MountedVolumes()
             let every = try bookmark.resolve(ResolutionOptions(useMemo: false), volumes: table)
-            #expect(try bookmark.recordedCache.recordedAndMemo(for: bookmark.record).unmoved == nil)
+            #expect(try bookmark.keptMemo() == nil)
             let remembered = try bookmark.resolve(volumes: table)
-            let kept = try #require(try bookmark.recordedCache.recordedAndMemo(for: bookmark.record).unmoved)
+            let kept = try #require(try bookmark.keptMemo())
             let again = try bookmark.resolve(ResolutionOptions(useMemo: false), volumes: table)
-            #expect(try bookmark.recordedCache.recordedAndMemo(for: bookmark.record).unmoved === kept)
+            #expect(try bookmark.keptMemo() === kept)
             for resolution in [remembered, again] {
                 #expect(resolution.path == every.path)
                 #expect(resolution.matchedBy == every.matchedBy)
@@ -208,13 +202,27 @@ struct UnmovedMemoTests {
             var bookmark = try Bookmark.create(for: FilePath(path))
             _ = try bookmark.resolve()
             let copy = bookmark
-            try #require(try bookmark.recordedCache.recordedAndMemo(for: bookmark.record).unmoved != nil)
+            try #require(try bookmark.keptMemo() != nil)
             // Point the record at the other file: a resolution must look there, not where the memo says.
             let other = try Bookmark.create(for: FilePath(volume.path("other.txt")))
             bookmark.record = other.record
-            #expect(try bookmark.recordedCache.recordedAndMemo(for: bookmark.record).unmoved == nil)
+            #expect(try bookmark.keptMemo() == nil)
             #expect(try bookmark.resolve().path == FilePath(volume.path("other.txt")))
             #expect(try copy.resolve().path == FilePath(path))
         }
+    }
+}
+
+/// A file `doc.txt` on `volume`, and a new bookmark of it.
+private func newDocument(on volume: LoopVolume) throws -> (path: String, bookmark: Bookmark) {
+    let path = volume.path("doc.txt")
+    try Data("x".utf8).write(to: URL(fileURLWithPath: path))
+    return (path, try Bookmark.create(for: FilePath(path)))
+}
+
+extension Bookmark {
+    /// The memo its last unmoved resolution kept, if any.
+    fileprivate func keptMemo() throws -> UnmovedMemo? {
+        try recordedCache.recordedAndMemo(for: record).unmoved
     }
 }
