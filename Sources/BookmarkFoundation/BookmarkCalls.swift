@@ -28,7 +28,7 @@
                 key = nil
             }
             let kitOptions = BookmarkKit.BookmarkCreationOptions(rawValue: UInt32(truncatingIfNeeded: options.rawValue))
-            let resourceKeys = Set(keys.map(\.rawValue)).sorted().map(ResourceKey.init(rawValue:))
+            let resourceKeys = keys.isEmpty ? [] : Set(keys.map(\.rawValue)).sorted().map(ResourceKey.init(rawValue:))
             let made = Result { () throws(BookmarkError) -> Data in
                 let bookmark = try Bookmark.create(
                     pathBytes: path, options: kitOptions, resourceKeys: resourceKeys, relativeTo: baseDirectory)

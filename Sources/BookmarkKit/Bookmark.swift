@@ -76,6 +76,12 @@ public struct Bookmark: Sendable, Hashable {
     /// A new bookmark whose record is filled when first asked for.
     init(pending creation: PendingCreation) { storage = .pending(creation) }
 
+    /// The creation not yet filled into a record, if this is one (for tests).
+    var pendingCreation: PendingCreation? {
+        if case .pending(let creation) = storage { return creation }
+        return nil
+    }
+
     /// Decodes bookmark data.
     ///
     /// - Throws: ``BookmarkError`` with ``BookmarkError/Code/corruptData``.

@@ -58,9 +58,17 @@ final class PendingCreation: Sendable {
     /// The bytes, written by the template's plan and handed to `make` in place; `nil` without a plan.
     func data<R>(_ make: (UnsafeRawBufferPointer) -> R) throws(BookmarkError) -> R? {
         guard let plan = template.plan else { return nil }
+        let keep: Bool
+        switch template.memo.lookUp(target) {
+        case .known(let bytes): return bytes.withUnsafeBytes(make)
+        case .write(let shouldKeep): keep = shouldKeep
+        }
         let facts = Bookmark.facts(target, options: options)
         return try BookmarkError.decoding(lastKnownPath: target.path) { () throws(BookmarkFormatError) -> R in
-            try plan.write(facts, make)
+            try plan.write(facts) { written in
+                if keep { template.memo.keep(Array(written), for: target) }
+                return make(written)
+            }
         }
     }
 }

@@ -30,6 +30,8 @@ final class VolumeTemplates: Sendable {
         var volume: Volume
         var record: BookmarkRecord
         var plan: CreationPlan?
+        /// The bytes ``plan`` last wrote, for the same file created again.
+        var memo = WrittenMemo()
     }
 
     private let templates = Locked<[Key: Template]>([:])

@@ -172,6 +172,63 @@ struct ConcurrencyStressTests {
     }
 }
 
+extension ConcurrencyStressTests {
+    @Test("one file bookmarked by 8 tasks while its modification time flips: every creation's bytes are a whole write's")
+    func writtenMemoUnderChanges() async throws {
+        let fixture = try LoopVolume(.ext4)
+        defer { try? fixture.destroy() }
+        do {
+            let tree = Tree(root: fixture.path("t"))
+            try tree.file("a/b/doc.txt", "written")
+            let path = tree.path("a/b/doc.txt")
+            let state = StressState()
+            // Two modification times in turn: the kept bytes go stale and come right again.
+            let churn = Task.detached {
+                var rounds = 0
+                while !state.stop.load(ordering: .relaxed) {
+                    let second = 1_000_000_000 + rounds % 2
+                    var times = [timespec(tv_sec: second, tv_nsec: 0), timespec(tv_sec: second, tv_nsec: 0)]
+                    _ = utimensat(AT_FDCWD, path, &times, 0)
+                    rounds += 1
+                }
+                return rounds
+            }
+            let distinct = await withTaskGroup(of: Set<[UInt8]>.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        var seen = Set<[UInt8]>()
+                        for round in 0..<400 {
+                            do throws(BookmarkError) {
+                                let bookmark = try Bookmark.create(for: FilePath(path))
+                                let bytes = try bookmark.data()
+                                // The record's way, from the same creation: what the bytes must be.
+                                let whole = try Bookmark(record: bookmark.record).data()
+                                if bytes != whole {
+                                    state.failures.withLock { $0.append("task \(index) round \(round): not a whole write's bytes") }
+                                }
+                                seen.insert(bytes)
+                            } catch {
+                                state.failures.withLock { $0.append("task \(index) round \(round): \(error)") }
+                            }
+                        }
+                        return seen
+                    }
+                }
+                var all = Set<[UInt8]>()
+                for await seen in group { all.formUnion(seen) }
+                return all
+            }
+            state.stop.store(true, ordering: .relaxed)
+            let rounds = await churn.value
+            let found = state.failures.withLock { $0 }
+            #expect(found.isEmpty, "\(found.prefix(5))")
+            // Creations met the file in more than one state (else nothing was tested).
+            #expect(distinct.count >= 2, "every creation saw one modification time; \(rounds) changes meanwhile")
+            print("written memo under changes: \(distinct.count) distinct bookmarks, \(rounds) time changes meanwhile")
+        }
+    }
+}
+
 /// What the stress test's tasks share.
 final class StressState: Sendable {
     let stop = Atomic<Bool>(false)
