@@ -30,11 +30,18 @@
             let kitOptions = BookmarkKit.BookmarkCreationOptions(rawValue: UInt32(truncatingIfNeeded: options.rawValue))
             let resourceKeys = keys.isEmpty ? [] : Set(keys.map(\.rawValue)).sorted().map(ResourceKey.init(rawValue:))
             let made = Result { () throws(BookmarkError) -> Data in
+                let toData = { (bytes: UnsafeRawBufferPointer) in
+                    bytes.baseAddress.map { Data(bytes: $0, count: bytes.count) } ?? Data()
+                }
+                guard let key else {
+                    // Unsigned, a new bookmark's bytes are written from the file's facts (no
+                    // record, no bookmark value).
+                    return try Bookmark.createData(
+                        pathBytes: path, options: kitOptions, resourceKeys: resourceKeys, relativeTo: baseDirectory, toData)
+                }
                 let bookmark = try Bookmark.create(
                     pathBytes: path, options: kitOptions, resourceKeys: resourceKeys, relativeTo: baseDirectory)
-                // Unsigned, a new bookmark's bytes are written from the file's facts (no record).
-                let signed = try key.map { key throws(BookmarkError) in try key.sign(bookmark) } ?? bookmark
-                return try signed.data { bytes in bytes.baseAddress.map { Data(bytes: $0, count: bytes.count) } ?? Data() }
+                return try key.sign(bookmark).data(toData)
             }
             switch made {
             case .success(let data): return data

@@ -128,7 +128,9 @@
     /// (no `FilePath` made), else as `FilePath` normalises them (`//` and a trailing `/` removed).
     func fileSystemPathBytes(of url: URL) -> [UInt8]? {
         guard url.isFileURL else { return nil }
-        let encoded = url.absoluteURL.path(percentEncoded: true)
+        // `absoluteURL` only for a URL relative to a base (for the rest it is the URL itself, and
+        // asking cost a fifth of taking the path).
+        let encoded = (url.baseURL == nil ? url : url.absoluteURL).path(percentEncoded: true)
         // A file-reference URL (`/.file/id=…`, or a path URL `NSURL.fileReferenceURL()` made) names
         // the file where it is now, as on macOS, where Foundation turns one into the current path.
         // (One that no longer resolves falls through: its path names nothing, so the call fails

@@ -23,14 +23,22 @@ final class PendingCreation: Sendable {
     /// or a birth time the Linux facts cannot encode (filling would throw, and a record asked
     /// for later cannot).
     init?(_ target: CreationTarget, options: BookmarkCreationOptions, volumes: MountedVolumes) {
+        guard let template = Self.template(for: target, options: options, volumes: volumes) else { return nil }
+        self.target = target
+        self.options = options
+        self.template = template
+    }
+
+    /// The template whose plan writes `target`'s bookmark; `nil` when the creation must be
+    /// filled into a record (see ``init(_:options:volumes:)``).
+    static func template(
+        for target: CreationTarget, options: BookmarkCreationOptions, volumes: MountedVolumes
+    ) -> VolumeTemplates.Template? {
         guard Bookmark.isPlannable(target), target.id.birthTime.map({ $0.nanoseconds < 1_000_000_000 }) ?? true else {
             return nil
         }
         let template = Bookmark.templateWithPlan(for: target.id.volume, options: options, volumes: volumes)
-        guard template.plan != nil else { return nil }
-        self.target = target
-        self.options = options
-        self.template = template
+        return template.plan == nil ? nil : template
     }
 
     /// The record, filled on first use and kept.
@@ -58,15 +66,24 @@ final class PendingCreation: Sendable {
     /// The bytes, written by the template's plan and handed to `make` in place; `nil` without a plan.
     func data<R>(_ make: (UnsafeRawBufferPointer) -> R) throws(BookmarkError) -> R? {
         guard let plan = template.plan else { return nil }
+        return try Self.data(target, options: options, plan: plan, memo: template.memo, make)
+    }
+
+    /// The bytes of `target`'s bookmark, written by its template's `plan` (or the ones `memo`,
+    /// the same template's, kept for an equal target) and handed to `make` in place.
+    static func data<R>(
+        _ target: CreationTarget, options: BookmarkCreationOptions, plan: CreationPlan, memo: WrittenMemo,
+        _ make: (UnsafeRawBufferPointer) -> R
+    ) throws(BookmarkError) -> R {
         let keep: Bool
-        switch template.memo.lookUp(target) {
+        switch memo.lookUp(target) {
         case .known(let bytes): return bytes.withUnsafeBytes(make)
         case .write(let shouldKeep): keep = shouldKeep
         }
         let facts = Bookmark.facts(target, options: options)
         return try BookmarkError.decoding(lastKnownPath: target.path) { () throws(BookmarkFormatError) -> R in
             try plan.write(facts) { written in
-                if keep { template.memo.keep(Array(written), for: target) }
+                if keep { memo.keep(Array(written), for: target) }
                 return make(written)
             }
         }

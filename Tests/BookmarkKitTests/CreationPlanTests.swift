@@ -124,6 +124,39 @@ struct CreationPlanTests {
         }
     }
 
+    @Test("createData (bytes without a bookmark) gives create's bytes: plain, through a symlink, with keys or a base, and create's errors")
+    func createDataIsCreate() throws {
+        try LoopVolume.withVolume(.ext4) { fixture in
+            try makeTree(fixture)
+            try FileManager.default.createSymbolicLink(atPath: fixture.path("link"), withDestinationPath: "dir/sub/file.txt")
+            let volumes = try MountedVolumes()
+            let base = FilePath(fixture.path("dir"))
+            let cases: [(String, BookmarkCreationOptions, [ResourceKey], FilePath?)] = [
+                ("dir/sub/file.txt", [], [], nil), ("dir/sub", .minimalBookmark, [], nil), ("dir/.hidden", [], [], nil),
+                ("link", [], [], nil), ("dir/sub/file.txt", [], [.name, .isHidden], nil), ("dir/sub/file.txt", [], [], base),
+                ("fixture", .suitableForBookmarkFile, [], nil),
+            ]
+            for (object, options, keys, relative) in cases {
+                let path = Array(fixture.path(object).utf8)
+                // Twice: the second is the written memo's answer when the plan wrote the first.
+                for _ in 0..<2 {
+                    let direct = try Bookmark.createData(
+                        pathBytes: path, options: options, resourceKeys: keys, relativeTo: relative, volumes: volumes) { Array($0) }
+                    let created = try Bookmark.create(
+                        pathBytes: path, options: options, resourceKeys: keys, relativeTo: relative, volumes: volumes)
+                    let same = direct == (try Bookmark(record: created.record).data())
+                    #expect(same, "\(object), options \(options.rawValue), keys \(keys.count), base \(relative != nil)")
+                }
+            }
+            let missing = Array(fixture.path("dir/none").utf8)
+            let error = #expect(throws: BookmarkError.self) {
+                _ = try Bookmark.createData(pathBytes: missing, volumes: volumes) { $0.count }
+            }
+            #expect(error?.code == .notFound)
+            #expect(error?.lastKnownPath == missing)
+        }
+    }
+
     @Test("a path that is not there is the record way's error")
     func missing() throws {
         let path = Array("/nonexistent-\(getpid())/file".utf8)
