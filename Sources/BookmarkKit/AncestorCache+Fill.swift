@@ -53,6 +53,7 @@ extension AncestorCache {
         guard index == count else { return .partly(inodes, prefixes) }
         let chain = AncestorChain(path: key.path, inodes: inodes)
         state.chains[key] = chain
+        state.last = (key, chain)
         return .cached(chain)
     }
 

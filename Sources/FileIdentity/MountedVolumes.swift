@@ -19,7 +19,23 @@ public enum VolumeLocation: Sendable, Hashable {
 public final class MountedVolumes: Sendable {
     /// The mount table these volumes were read from.
     public let table: MountTable
-    private let cache = Locked<[MountID: Volume]>([:])
+    private let cache = Locked(VolumeCache())
+
+    /// Identified volumes by mount id, and the one asked for last: a run of look-ups on one
+    /// mount (every creation and resolution on it) compares one number instead of hashing it
+    /// for the dictionary (the hashing was half of a look-up, perf). Entries are never replaced
+    /// (a table's mounts do not change), so the last one is always the dictionary's.
+    private struct VolumeCache {
+        var byMount: [MountID: Volume] = [:]
+        var last: (mountID: MountID, volume: Volume)?
+
+        mutating func volume(_ mountID: MountID) -> Volume? {
+            if let last, last.mountID == mountID { return last.volume }
+            guard let known = byMount[mountID] else { return nil }
+            last = (mountID, known)
+            return known
+        }
+    }
     /// UUIDs already located, so a batch of bookmarks on one volume looks it up once.
     private let located = Locked<[String: Volume]>([:])
     /// The UUID (as spelled by the caller) and volume of the last successful ``locate(uuid:hint:)``.
@@ -84,10 +100,14 @@ public final class MountedVolumes: Sendable {
 
     /// The volume of a mount entry, identified once and cached.
     package func volume(of entry: MountEntry, descriptor: OwnedDescriptor? = nil) -> Volume {
-        if let known = cache.withLock({ $0[entry.mountID] }) { return known }
+        if let known = cache.withLock({ $0.volume(entry.mountID) }) { return known }
         let volume = Volume.identify(entry, descriptor: descriptor, touchNetwork: touchNetwork)
-        cache.withLock { $0[entry.mountID] = volume }
-        return volume
+        // Another thread may have identified it meanwhile: its instance stays the one handed out.
+        return cache.withLock { cache in
+            if let first = cache.byMount[entry.mountID] { return first }
+            cache.byMount[entry.mountID] = volume
+            return volume
+        }
     }
 
     /// What bookmark creation records of the directory a volume is mounted on and of the
@@ -161,7 +181,7 @@ public final class MountedVolumes: Sendable {
     /// no such mount exists even in a fresh read of the table. A volume seen before costs one
     /// dictionary lookup: the mount entry is looked up only the first time.
     public func volume(mountID: MountID) -> Volume? {
-        if let known = cache.withLock({ $0[mountID] }) { return known }
+        if let known = cache.withLock({ $0.volume(mountID) }) { return known }
         return entry(mountID: mountID).map { volume(of: $0) }
     }
 

@@ -125,6 +125,27 @@ struct AncestorCacheTests {
         }
     }
 
+    @Test("a chain dropped with the cache is not answered again after another path's creation watched directories anew")
+    func lastChainDropped() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let tree = Tree(root: volume.path("t"))
+            try tree.file("a/b/c/doc.txt")
+            let path = tree.path("a/b/c/doc.txt")
+            let before = try #require(try createHit(path), "never a cache hit")
+            // The chain's directories replaced; then a creation in a folder met for the first time
+            // reads those events (the cache drops every chain), watches the directories above it
+            // again, and caches no chain of its own.
+            try tree.move("a", "a.old")
+            try tree.file("a/b/c/doc.txt")
+            try tree.file("x/new.txt")
+            _ = try create(tree.path("x/new.txt"))
+            let now = try currentIDs(path)
+            #expect(now != before.record.fileIDs, "the change did not change the IDs: the test proves nothing")
+            let (after, _) = try create(path)
+            #expect(after.record.fileIDs == now, "the dropped chain answered")
+        }
+    }
+
     @Test("an ancestor renamed away and a new one made in its place")
     func renamedAncestor() throws {
         try expectNoticed { tree, _ in
