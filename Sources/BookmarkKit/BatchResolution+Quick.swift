@@ -183,7 +183,7 @@ extension BatchResolution {
         _ bytes: UnsafeRawBufferPointer, source: StoredSource, index: Int, memo: inout QuickVolumeMemo?,
         options: ResolutionOptions, directory: MountedVolumes, result: UnsafeMutablePointer<Result<Resolution, BookmarkError>>
     ) -> StoredOutcome {
-        if options.cancellation?.isCancelled == true || Task.isCancelled { return .fullPath }
+        if options.isCancelled { return .fullPath }
         // Spans, not copies: the path is made once, where the object is now.
         guard let spans = BookmarkQuickSpans(bytes), let inode = spans.inode, let birth = spans.file.birthTime,
             let uuidSpan = spans.volumeUUIDSpan,

@@ -268,7 +268,7 @@ struct BatchResolution {
             // walk was serial.)
             let stop: VolumeWalker.Stop? =
                 walk.complete || walk.parts.isEmpty
-                ? nil : (Self.isCancelled(options.cancellation) ? .cancelled : .exhausted)
+                ? nil : (options.isCancelled ? .cancelled : .exhausted)
             let entries = walk.entries
             walked += entries
             progress?(BatchProgress(settled: settled, total: total, entriesWalked: walked, volume: volume.mountPoint))

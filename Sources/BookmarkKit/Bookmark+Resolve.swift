@@ -21,7 +21,7 @@ extension Bookmark {
         let (recorded, memo) = try recordedCache.recordedAndMemo(for: record)
         let directory = try Self.mountedVolumes(volumes, lastKnownPath: recorded.path)
         // Found unmoved against this table before: one `statx` proves it is still there.
-        if let memo, options.useMemo, options.cancellation?.isCancelled != true, !Task.isCancelled,
+        if let memo, options.useMemo, !options.isCancelled,
             let resolution = memo.unmoved(recorded, tableSerial: directory.serial)
         {
             return resolution
@@ -92,7 +92,7 @@ struct Resolver: Sendable {
 
     /// The steps that touch no volume that may block: cancellation and the volume's location.
     mutating func begin() throws(BookmarkError) -> Start {
-        if options.cancellation?.isCancelled == true || Task.isCancelled {
+        if options.isCancelled {
             throw error(.cancelled, "cancelled before it started")
         }
         let volume = try locateVolume()

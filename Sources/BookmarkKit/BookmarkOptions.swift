@@ -109,3 +109,8 @@ public struct ResolutionOptions: Sendable {
         self.cancellation = cancellation
     }
 }
+
+extension ResolutionOptions {
+    /// Whether the caller cancelled: the flag set, or the current task cancelled.
+    var isCancelled: Bool { BatchResolution.isCancelled(cancellation) }
+}
