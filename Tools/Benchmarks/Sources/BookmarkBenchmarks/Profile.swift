@@ -16,7 +16,7 @@ import SystemPackage
 extension Bench {
     static let profileNames = [
         "unmoved", "first", "create", "create-cold", "moved", "handles", "deleted", "codec", "codec-apple", "codec-edit", "open", "batch",
-        "default-resolve", "apple-resolve", "apple-create", "ref-resolve",
+        "default-resolve", "apple-resolve", "apple-create", "apple-create-each", "ref-resolve",
     ]
 
     mutating func profile(_ name: String, iterations: Int) throws {
@@ -100,6 +100,16 @@ extension Bench {
         case "apple-create":
             let url = URL(fileURLWithPath: path)
             operation = { _ = try url.bookmarkData() }
+        case "apple-create-each":
+            // Another file each call (the creation row's set, ancestor cache warm): every
+            // bookmark's bytes are written.
+            let urls = creationSet().map { URL(fileURLWithPath: $0) }
+            for _ in 0..<2 { for each in urls { _ = try each.bookmarkData() } }
+            var position = 0
+            operation = {
+                position = (position + 1) % urls.count
+                _ = try urls[position].bookmarkData()
+            }
         case "ref-resolve":
             let reference = try FileReferenceURL(for: FilePath(path))
             operation = { _ = try reference.resolve() }
