@@ -101,6 +101,17 @@ struct ResolveCommandTests {
         #expect(try BookmarkTool.run(["resolve"]).status == 64)
         #expect(try BookmarkTool.run(["resolve", "-", "--refresh"]).status == 64)
         #expect(try BookmarkTool.run(["make", "/nonexistent/x"]).status == 3)
+        // A name that starts with '-' and holds an 'h', given without '--': ArgumentParser would
+        // read it as a cluster holding -h and print help with exit 0; a script would take that for
+        // a bookmark. A usage error instead; `-h` itself and a real cluster still ask for help.
+        for cluster in ["-dash.txt", "-photo.jpg"] {
+            let refused = try BookmarkTool.run(["make", cluster])
+            #expect(refused.status == 64, "\(cluster)")
+            #expect(refused.stdout.isEmpty && refused.stderr.contains("'--'"), "\(cluster): \(refused.stderr)")
+        }
+        #expect(try BookmarkTool.run(["make", "-h"]).status == 0)
+        #expect(try BookmarkTool.run(["catalog", "find", "-0h"]).status == 0)
+        #expect(try BookmarkTool.run(["make", "--", "-dash-missing.txt"]).status == 3)
         let help = try BookmarkTool.run(["resolve", "--help"])
         #expect(help.stdout.contains("10  resolved but stale (--strict)"))
     }

@@ -11,8 +11,31 @@ struct BookmarkCommand: ParsableCommand {
     /// file system unchanged.
     static func main() {
         let arguments = RawArguments.current()
+        if let cluster = helpCluster(in: arguments) {
+            // ArgumentParser reads such an argument as a cluster of short flags holding `-h`: it
+            // prints help on stdout and exits 0. A script that passes a file named `-dash.txt`
+            // without `--` would take that for success (and store the help text).
+            let shown = RawArguments.display(cluster)
+            Output.error(
+                "unknown option '\(shown)'; a file whose name starts with '-' goes after '--' "
+                    + "(bookmark make -- \(shown)) or as ./\(shown)")
+            Self.exit(withError: ExitStatus.usage.exitCode)
+        }
         FastPath.runIfHandled(arguments)
         main(arguments)
+    }
+
+    /// The first argument before `--` that starts with one `-`, holds `h` and a character that is
+    /// none of the short flags (`-0`, `-i`, `-h`): `-dash.txt`, not `-h` or `-0h`.
+    static func helpCluster(in arguments: [String]) -> String? {
+        let shortFlags: Set<Character> = ["0", "i", "h"]
+        for argument in arguments {
+            if argument == "--" { return nil }
+            guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2 else { continue }
+            let letters = argument.dropFirst()
+            if letters.contains("h"), letters.contains(where: { !shortFlags.contains($0) }) { return argument }
+        }
+        return nil
     }
 
     static let configuration = CommandConfiguration(
