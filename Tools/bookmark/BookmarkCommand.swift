@@ -17,8 +17,8 @@ struct BookmarkCommand: ParsableCommand {
             // without `--` would take that for success (and store the help text).
             let shown = RawArguments.display(cluster)
             Output.error(
-                "unknown option '\(shown)'; a file whose name starts with '-' goes after '--' "
-                    + "(bookmark make -- \(shown)) or as ./\(shown)")
+                "unknown option '\(shown)'; a file whose name starts with '-' goes after '--', "
+                    + "behind every option (bookmark make -o OUT -- \(shown)), or as ./\(shown)")
             Self.exit(withError: ExitStatus.usage.exitCode)
         }
         FastPath.runIfHandled(arguments)
