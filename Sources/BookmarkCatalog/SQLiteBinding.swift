@@ -19,6 +19,13 @@ struct SQLiteBinder {
         sqlite3_reset(self.statement)
     }
 
+    /// Resets the statement for new values (a binder kept for a whole scan is reused per entry),
+    /// and returns it.
+    func reset() -> SQLiteBinder {
+        sqlite3_reset(statement)
+        return self
+    }
+
     func bind(_ index: Int32, _ value: Int64) {
         sqlite3_bind_int64(statement, index, value)
     }

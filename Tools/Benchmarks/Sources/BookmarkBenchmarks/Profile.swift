@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import BookmarkCatalog
 import BookmarkFormat
 import BookmarkFoundation
 import BookmarkKit
@@ -17,6 +18,7 @@ extension Bench {
     static let profileNames = [
         "unmoved", "first", "create", "create-cold", "moved", "handles", "deleted", "codec", "codec-apple", "codec-edit", "open", "batch",
         "default-resolve", "apple-resolve", "apple-create", "apple-create-each", "ref-resolve",
+        "catalog-scan",
     ]
 
     mutating func profile(_ name: String, iterations: Int) throws {
@@ -110,6 +112,16 @@ extension Bench {
                 position = (position + 1) % urls.count
                 _ = try urls[position].bookmarkData()
             }
+        case "catalog-scan":
+            // A first scan of the whole tree into an empty catalog, as the catalog row times it.
+            let root = this.workload.root
+            let catalogPath = "/var/tmp/swift-bookmarks-profile-\(getpid()).catalog"
+            func removeCatalog() { for suffix in ["", "-wal", "-shm"] { unlink(catalogPath + suffix) } }
+            operation = {
+                removeCatalog()
+                defer { removeCatalog() }
+                _ = try Catalog(path: catalogPath).scan(root: root)
+            }
         case "ref-resolve":
             let reference = try FileReferenceURL(for: FilePath(path))
             operation = { _ = try reference.resolve() }
@@ -121,8 +133,12 @@ extension Bench {
             throw BenchError("unknown profile \(name); one of \(Self.profileNames.joined(separator: ", "))")
         }
         try operation()  // warm up outside the collected region
+        let before = ProcessTimes.now()
         try profileLoop(iterations, operation)
-        print("profiled \(name): \(iterations) iterations")
+        let spent = ProcessTimes.now() - before
+        // Wall and CPU time of the loop alone (the tree's building excluded): CPU beyond the wall
+        // time is other threads; wall beyond the CPU time is waiting (the disk, a lock).
+        print("profiled \(name): \(iterations) iterations, \(spent)")
     }
 }
 
@@ -130,4 +146,32 @@ extension Bench {
 @inline(never)
 func profileLoop(_ iterations: Int, _ operation: () throws -> Void) throws {
     for _ in 0..<iterations { try operation() }
+}
+
+/// The process's wall clock and CPU times (`clock_gettime`, `getrusage`), for `--profile`.
+struct ProcessTimes {
+    var wall: Double
+    var user: Double
+    var system: Double
+
+    static func now() -> ProcessTimes {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        var clock = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &clock)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return ProcessTimes(
+            wall: Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9, user: seconds(usage.ru_utime), system: seconds(usage.ru_stime))
+    }
+
+    static func - (a: ProcessTimes, b: ProcessTimes) -> ProcessTimes {
+        ProcessTimes(wall: a.wall - b.wall, user: a.user - b.user, system: a.system - b.system)
+    }
+}
+
+extension ProcessTimes: CustomStringConvertible {
+    var description: String {
+        func f(_ v: Double) -> String { String(format: "%.3f s", v) }
+        return "\(f(wall)) wall, \(f(user)) user, \(f(system)) system"
+    }
 }
