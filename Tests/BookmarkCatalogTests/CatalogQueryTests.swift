@@ -73,7 +73,12 @@ struct CatalogQueryTests {
                 #expect(try CatalogCLI.run(["find", one, "*", "--size", "+2k", "--type", "f"]).stdout.split(separator: "\n").count == 1)
                 #expect(try CatalogCLI.run(["find", one, "*", "--type", "d"]).stdout.split(separator: "\n").count == 3)
                 #expect(try CatalogCLI.run(["find", one, "gone.pdf"]).status == 3, "deleted: not found by default")
-                #expect(try CatalogCLI.run(["find", one, "gone.pdf", "--deleted"]).status == 0)
+                let gone = try CatalogCLI.run(["find", one, "gone.pdf", "--deleted"])
+                #expect(gone.status == 0)
+                let fields = gone.stdout.split(separator: "\n").first.map { $0.split(separator: "\t", omittingEmptySubsequences: false) } ?? []
+                #expect(fields.count == 4 && fields.last?.hasPrefix("deleted 20") == true, "a deleted hit says so: \(gone.stdout)")
+                let live = try CatalogCLI.run(["find", one, "*.pdf", "--deleted"]).stdout.split(separator: "\n")
+                #expect(live.filter { $0.split(separator: "\t").count == 3 }.count == live.count - 1, "only the deleted hit has a fourth field")
                 #expect(try CatalogCLI.run(["find", one, "--regex", "("]).status == 64)
 
                 let duplicates = try CatalogCLI.run(["find", one, two, "--duplicates", "--json"])
