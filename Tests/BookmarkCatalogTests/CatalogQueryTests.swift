@@ -102,3 +102,47 @@ struct CatalogQueryTests {
         }
     }
 }
+
+/// The default catalog (`$XDG_DATA_HOME/swift-bookmarks/volumes.catalog`): `scan` writes it without
+/// `-o`, and `find`, `diff` and `export` read it without a CATALOG, as `bookmark catalog --help`
+/// says.
+@Suite("Catalog default location")
+struct CatalogDefaultLocationTests {
+    @Test("scan without -o, then find PATTERN, find --duplicates, diff and export with no catalog named")
+    func defaultCatalog() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-default-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let fixture = CatalogFixture(root: folder + "/tree")
+        try fixture.file("photos/one.jpg", "same")
+        try fixture.file("photos/two.jpg", "same")
+        try fixture.file("docs/notes.txt", "notes")
+        let data = folder + "/xdg"
+        func run(_ arguments: [String]) throws -> CommandResult {
+            var environment = ProcessInfo.processInfo.environment
+            environment["XDG_DATA_HOME"] = data
+            return try Shell.run([try CatalogCLI.binary(), "catalog"] + arguments, environment: environment)
+        }
+        // Nothing scanned yet: the default catalog is missing, and find says which path it tried.
+        let before = try run(["find", "*.jpg"])
+        #expect(before.status == 66 && before.stderr.contains(data + "/swift-bookmarks/volumes.catalog"), "\(before.stderr)")
+
+        #expect(try run(["scan", fixture.root]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: data + "/swift-bookmarks/volumes.catalog"))
+        let found = try run(["find", "*.jpg"])
+        #expect(found.status == 0)
+        #expect(found.stdout.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }.sorted() == [fixture.path("photos/one.jpg"), fixture.path("photos/two.jpg")])
+        #expect(try run(["find", "nothing-like-this"]).status == 3)
+        #expect(try run(["find"]).status == 64, "no PATTERN")
+        let duplicates = try run(["find", "--duplicates"])
+        #expect(duplicates.status == 0 && duplicates.stdout.contains(fixture.path("photos/one.jpg")), "\(duplicates.stdout)")
+
+        try fixture.move("docs/notes.txt", "photos/notes.txt")
+        #expect(try run(["scan", fixture.root]).status == 0)
+        let diff = try run(["diff"])
+        #expect(diff.status == 0)
+        #expect(diff.stdout == "moved \(fixture.path("docs/notes.txt")) -> \(fixture.path("photos/notes.txt"))\n", "\(diff.stdout)")
+        let export = try run(["export", "--csv", "--columns", "path"])
+        #expect(export.status == 0 && export.stdout.contains(fixture.path("photos/notes.txt")), "\(export.stdout)")
+        #expect(try run(["diff", "a", "b", "c"]).status == 64)
+    }
+}

@@ -40,9 +40,10 @@ enum CatalogLocation {
     }
 
     /// Opens an existing catalog for reading, or exits 66 with the reason (64 for a path that is
-    /// not UTF-8).
-    static func open(_ argument: String) throws -> BookmarkCatalog.Catalog {
-        let path = try self.path(argument)
+    /// not UTF-8). `nil` is the default catalog (``defaultPath``), as `scan` writes it without
+    /// `-o`: `bookmark catalog scan /media/usb` then `bookmark catalog find '*.jpg'` works.
+    static func open(_ argument: String?) throws -> BookmarkCatalog.Catalog {
+        let path = try argument.map(self.path) ?? defaultPath
         do {
             return try BookmarkCatalog.Catalog(path: path, create: false)
         } catch {

@@ -3,7 +3,7 @@ import ArgumentParser
 import BookmarkCatalog
 import Foundation
 
-/// `bookmark catalog diff OLD NEW`, or `bookmark catalog diff CATALOG` for the last re-scan.
+/// `bookmark catalog diff OLD NEW`, or `bookmark catalog diff [CATALOG]` for the last re-scan.
 struct CatalogDiffCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "diff",
@@ -13,19 +13,20 @@ struct CatalogDiffCommand: ParsableCommand {
             a rename or a move is reported as `moved OLD -> NEW`, and a moved folder is one move. A \
             folder added or deleted with its contents is one line, with the count inside. Paths are \
             printed as their bytes; --json and --jsonl give text plus base64 for names that are not \
-            UTF-8. Exits 0 (with or without changes), 66 when a catalog cannot be opened.
+            UTF-8. Without a catalog, the default catalog's last re-scans. Exits 0 (with or without \
+            changes), 66 when a catalog cannot be opened.
             """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "OLD and NEW catalogs, or one CATALOG.")
-    var catalogs: [String]
+    @Argument(help: "OLD and NEW catalogs, or one CATALOG (default: the default catalog).")
+    var catalogs: [String] = []
 
     @Flag(name: .customLong("jsonl"), help: "One JSON object per line.")
     var jsonLines = false
 
     func validate() throws {
-        guard (1...2).contains(catalogs.count) else { throw ValidationError("give OLD NEW, or one CATALOG") }
+        guard catalogs.count <= 2 else { throw ValidationError("give OLD NEW, one CATALOG, or none for the default catalog") }
     }
 
     func run() throws {
@@ -36,7 +37,7 @@ struct CatalogDiffCommand: ParsableCommand {
                 let new = try CatalogLocation.open(catalogs[1])
                 changes = try CatalogDiff.changes(from: old, to: new)
             } else {
-                let catalog = try CatalogLocation.open(catalogs[0])
+                let catalog = try CatalogLocation.open(catalogs.first)
                 var all: [CatalogChange] = []
                 for scan in try catalog.latestScans() { all += try catalog.changes(inScan: scan.scanID) }
                 changes = all

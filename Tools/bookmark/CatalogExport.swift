@@ -7,7 +7,7 @@ import SecureFiles
 import SystemPackage
 
 extension BookmarkCommand {
-    /// `bookmark catalog export CATALOG (--html|--csv|--tsv|--json|--markdown) [FILE]`.
+    /// `bookmark catalog export [CATALOG [FILE]] (--html|--csv|--tsv|--json|--markdown)`.
     struct CatalogExport: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
@@ -22,7 +22,8 @@ extension BookmarkCommand {
                 (default: path,kind,size,modified,volume; all: \(CatalogColumn.allCases.map(\.rawValue).joined(separator: ","))). \
                 GLOB is a shell glob on the name, or on the whole path when it has a '/'; a matching \
                 folder brings or leaves out everything in it, and --exclude wins over --include. \
-                Exits 0, 66 when CATALOG cannot be opened as a catalog.
+                Without CATALOG, the default catalog to stdout. Exits 0, 66 when CATALOG cannot be \
+                opened as a catalog.
                 """)
 
         // `--json` is the global flag: here it chooses the JSON format.
@@ -40,8 +41,8 @@ extension BookmarkCommand {
         @Flag(name: .customLong("markdown"), help: "A Markdown table for each root.")
         var markdown = false
 
-        @Argument(help: "The catalog file.")
-        var catalog: String
+        @Argument(help: "The catalog file (default: the default catalog).")
+        var catalog: String?
 
         @Argument(help: "Where to write the export; '-' or nothing for stdout.")
         var file: String?

@@ -13,14 +13,15 @@ struct CatalogFind: ParsableCommand {
             --regex a regular expression searched in the path. Each hit prints its path, its drive \
             (label or UUID) and when a scan last saw it, tab-separated; -0 prints only paths, \
             NUL-terminated. --duplicates lists files of the same size (and the same SHA-256 where \
-            the scan hashed them) across all the catalogs; PATTERN is optional with it. Exits 0 \
-            with hits, 3 with none, 66 when a catalog cannot be opened.
+            the scan hashed them) across all the catalogs; PATTERN is optional with it. Given \
+            only PATTERN (or, with --duplicates, nothing), it searches the default catalog. Exits \
+            0 with hits, 3 with none, 66 when a catalog cannot be opened.
             """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "Catalog files, then PATTERN.")
-    var arguments: [String]
+    @Argument(help: "Catalog files (default: the default catalog), then PATTERN.")
+    var arguments: [String] = []
 
     @Flag(name: .customLong("regex"), help: "PATTERN is a regular expression on the path.")
     var regex = false
@@ -53,18 +54,23 @@ struct CatalogFind: ParsableCommand {
     var nulTerminated = false
 
     func run() throws {
-        var catalogPaths = arguments
+        var catalogPaths: [String?] = arguments
         var pattern: String?
         if duplicates {
-            if let last = catalogPaths.last, catalogPaths.count > 1, !FileManager.default.fileExists(atPath: last) {
-                pattern = catalogPaths.removeLast()
+            // The last argument is PATTERN when it is not a file; then, or with nothing at all,
+            // the catalogs may be left to the default.
+            if let last = arguments.last, !FileManager.default.fileExists(atPath: last) {
+                pattern = last
+                catalogPaths.removeLast()
             }
         } else {
-            guard catalogPaths.count >= 2, let last = catalogPaths.popLast() else {
-                throw ValidationError("give at least one CATALOG and a PATTERN")
+            guard let last = arguments.last else {
+                throw ValidationError("give a PATTERN, after the CATALOGs to search (default: the default catalog)")
             }
             pattern = last
+            catalogPaths.removeLast()
         }
+        if catalogPaths.isEmpty { catalogPaths = [nil] }
         var query = CatalogQuery(ignoringCase: ignoreCase, includingDeleted: deleted)
         if let pattern { query.pattern = regex ? .regex(pattern) : .glob(pattern) }
         if let type {
