@@ -112,4 +112,14 @@ extension Row {
     func optionalBytes(_ column: String) -> [UInt8]? {
         (self[column] as Data?).map { [UInt8]($0) }
     }
+
+    /// The BLOB at column position `index` as bytes (`[]` for NULL).
+    func bytes(at index: Int) -> [UInt8] {
+        (self[index] as Data?).map { [UInt8]($0) } ?? []
+    }
+
+    /// The BLOB at column position `index` as bytes, `nil` for NULL.
+    func optionalBytes(at index: Int) -> [UInt8]? {
+        (self[index] as Data?).map { [UInt8]($0) }
+    }
 }

@@ -95,7 +95,10 @@ struct CatalogFind: ParsableCommand {
                 return
             }
             var hits: [CatalogHit] = []
-            for catalog in catalogs { hits += try catalog.find(query) }
+            for catalog in catalogs {
+                // The first catalog's hits are taken as they are: appending them copied each one.
+                if hits.isEmpty { hits = try catalog.find(query) } else { hits += try catalog.find(query) }
+            }
             try printHits(hits)
             if hits.isEmpty { throw ExitStatus.notFound.exitCode }
         } catch let error as CatalogError {
@@ -106,16 +109,21 @@ struct CatalogFind: ParsableCommand {
 
     private func printHits(_ hits: [CatalogHit]) throws {
         if global.json { return try Output.json(hits.map(HitJSON.init)) }
-        for hit in hits {
+        // The flags read once, not per hit (each read goes through its property wrapper).
+        let jsonLines = self.jsonLines
+        let nulTerminated = self.nulTerminated
+        for index in hits.indices {
             if jsonLines {
-                try Output.jsonLine(HitJSON(hit))
+                try Output.jsonLine(HitJSON(hits[index]))
             } else if nulTerminated {
-                Output.record(hit.entry.path, terminator: 0)
+                Output.record(hits[index].entry.path, terminator: 0)
             } else {
                 // A hit that `--deleted` let in says so in a fourth field: with three it read
-                // exactly like a file that is still there.
-                let gone = hit.entry.deleted.map { "\tdeleted \(HitJSON.time($0))" } ?? ""
-                Output.record(hit.entry.path + Array("\t\(HitJSON.drive(hit.volume))\t\(HitJSON.time(hit.entry.lastSeen))\(gone)".utf8))
+                // exactly like a file that is still there. (Fields read in place: a copy of the
+                // hit retained and released every array and string in it.)
+                let gone = hits[index].entry.deleted.map { "\tdeleted \(HitJSON.time($0))" } ?? ""
+                let fields = "\t\(HitJSON.drive(hits[index].volume))\t\(HitJSON.time(hits[index].entry.lastSeen))\(gone)"
+                Output.record(hits[index].entry.path + Array(fields.utf8))
             }
         }
     }
@@ -183,7 +191,7 @@ struct HitJSON: Encodable {
         return volume.uuid ?? volume.source
     }
 
-    static func time(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+    static func time(_ date: Date) -> String { ExportText.iso8601Seconds(date) }
 }
 
 /// The JSON of a duplicate group.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import BookmarkCatalog
 import BookmarkKit
 import Documents
 import Foundation
@@ -112,9 +113,7 @@ struct PackageNodeJSON: Encodable {
         let attributes = wrapper.fileAttributes
         size = (attributes[FileAttributeKey.size.rawValue] as? NSNumber)?.uint64Value
         permissions = (attributes[FileAttributeKey.posixPermissions.rawValue] as? NSNumber).map { "0" + String($0.intValue, radix: 8) }
-        modificationDate = (attributes[FileAttributeKey.modificationDate.rawValue] as? Date).map {
-            ISO8601DateFormatter().string(from: $0)
-        }
+        modificationDate = (attributes[FileAttributeKey.modificationDate.rawValue] as? Date).map(ExportText.iso8601Seconds)
         inode = (attributes[FileAttributeKey.systemFileNumber.rawValue] as? NSNumber)?.uint64Value
         if wrapper.isDirectory {
             kind = "directory"

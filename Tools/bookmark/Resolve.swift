@@ -444,7 +444,7 @@ struct LastCataloguedJSON: Encodable {
     init(_ sighting: LastSighting) {
         path = JSONPath.text(sighting.path)
         pathBase64 = JSONPath.base64(sighting.path)
-        seen = ISO8601DateFormatter().string(from: sighting.seen)
+        seen = ExportText.iso8601Seconds(sighting.seen)
         volumeLabel = sighting.volumeLabel
         catalog = sighting.source
     }
