@@ -5,6 +5,13 @@ import Foundation
 struct CatalogFixture {
     let root: String
 
+    /// A fixture at `TMPDIR/PREFIX-UUID/tree` (no loop volume, no privilege), and its folder for
+    /// a catalog beside the tree; `cleanUp` removes both.
+    static func temporary(_ prefix: String) -> (fixture: CatalogFixture, folder: String, cleanUp: () -> Void) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
+        return (CatalogFixture(root: folder + "/tree"), folder, { try? FileManager.default.removeItem(atPath: folder) })
+    }
+
     func path(_ relative: String) -> String { relative.isEmpty ? root : root + "/" + relative }
 
     /// Writes `contents` at `relative`, making its directories.

@@ -110,9 +110,8 @@ struct CatalogQueryTests {
 struct CatalogDefaultLocationTests {
     @Test("scan without -o, then find PATTERN, find --duplicates, diff and export with no catalog named")
     func defaultCatalog() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-default-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let fixture = CatalogFixture(root: folder + "/tree")
+        let (fixture, folder, cleanUp) = CatalogFixture.temporary("catalog-default")
+        defer { cleanUp() }
         try fixture.file("photos/one.jpg", "same")
         try fixture.file("photos/two.jpg", "same")
         try fixture.file("docs/notes.txt", "notes")

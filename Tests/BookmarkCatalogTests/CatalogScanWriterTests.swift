@@ -26,9 +26,8 @@ struct CatalogScanWriterTests {
 
     @Test("a scan runs with its own page cache, and the connection has its own size again afterwards, as a re-scan")
     func pageCacheRestored() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-writer-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let fixture = CatalogFixture(root: folder + "/data")
+        let (fixture, folder, cleanUp) = CatalogFixture.temporary("catalog-writer")
+        defer { cleanUp() }
         for index in 0..<50 { try fixture.file("dir-\(index % 5)/file-\(index).txt", "\(index)") }
         let catalog = try Catalog(path: folder + "/scan.catalog")
         let cacheSize = { try catalog.database.read { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") } }
@@ -78,9 +77,8 @@ struct ISO8601SecondsTests {
 struct CatalogSearchPathTests {
     @Test("paths from the caller's row; only the root and directories remembered, however many files are asked for")
     func onlyDirectoriesRemembered() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-paths-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let fixture = CatalogFixture(root: folder + "/tree")
+        let (fixture, folder, cleanUp) = CatalogFixture.temporary("catalog-paths")
+        defer { cleanUp() }
         for index in 0..<30 { try fixture.file("d\(index % 3)/sub/f\(index).txt", "") }
         let catalog = try Catalog(path: folder + "/paths.catalog")
         try catalog.scan(root: fixture.root)
