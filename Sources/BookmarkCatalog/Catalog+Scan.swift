@@ -125,8 +125,6 @@ struct CatalogScanner {
     private var unlisted: [Int64] = []
     /// With hashing: where each regular file is, relative to the root.
     private var filePaths: [Int64: [UInt8]] = [:]
-    /// The per-entry statements, prepared once per scan (see ``EntryStatements``).
-    private var statements: EntryStatements?
     /// SQLite's `cache_size` during a scan: negative, so in KiB (32 MiB).
     static let scanCacheSize = -32_768
 
@@ -296,8 +294,8 @@ struct CatalogScanner {
         // order, so an array indexed by key (0 for none; row ids start at 1) instead of a
         // dictionary, whose hashing was a tenth of the writer's own time.
         var ids = DirectoryRowIDs()
-        statements = try EntryStatements(db)
-        defer { statements = nil }
+        // The per-entry statements, looked up once for the whole walk (see `EntryStatements`).
+        let statements = try EntryStatements(db)
         while let batch = channel.take() {
             for item in batch {
                 switch item {
@@ -306,7 +304,7 @@ struct CatalogScanner {
                     let parent = isRoot ? nil : ids[parentKey]
                     if !isRoot && parent == nil { continue }
                     let id = try record(
-                        db, name: name, parent: parent, status: status, generation: generation, linkTarget: linkTarget, isRoot: isRoot)
+                        db, statements, name: name, parent: parent, status: status, generation: generation, linkTarget: linkTarget, isRoot: isRoot)
                     if isRoot { try db.execute(sql: "UPDATE root SET entry_id = ? WHERE id = ?", arguments: [id, rootID]) }
                     if status.kind == .directory {
                         if descend { ids[key] = id } else { unlisted.append(id) }
@@ -338,8 +336,8 @@ struct CatalogScanner {
         var lastSeen: Int64
     }
 
-    private func candidates(_ db: Database, inode: UInt64) throws -> [Candidate] {
-        let lookup = try entryStatements(db).lookup.reset()
+    private func candidates(_ statements: EntryStatements, inode: UInt64) throws -> [Candidate] {
+        let lookup = statements.lookup.reset()
         lookup.bind(1, volumeID)
         lookup.bind(2, inode.storedBits)
         var found: [Candidate] = []
@@ -355,7 +353,8 @@ struct CatalogScanner {
 
     /// Inserts or updates the entry for an object seen at `name` in `parent`, matched by identity.
     private mutating func record(
-        _ db: Database, name: [UInt8], parent: Int64?, status: FileStatus, generation: UInt32?, linkTarget: [UInt8]?, isRoot: Bool
+        _ db: Database, _ statements: EntryStatements, name: [UInt8], parent: Int64?, status: FileStatus, generation: UInt32?,
+        linkTarget: [UInt8]?, isRoot: Bool
     ) throws -> Int64 {
         summary.entries += 1
         pendingInBatch += 1
@@ -365,7 +364,7 @@ struct CatalogScanner {
         let generationValue = generation.map { Int64($0) }
         if needsLookups {
             var chosen: Candidate?
-            for candidate in try candidates(db, inode: status.inode) {
+            for candidate in try candidates(statements, inode: status.inode) {
                 let sameObject =
                     candidate.kind == Int64(kind.rawValue)
                     && (born == nil || candidate.btime == nil || candidate.btime == born)
@@ -397,7 +396,7 @@ struct CatalogScanner {
                             sql: "INSERT INTO change (scan_id, entry_id, kind) VALUES (?, ?, 'modified')", arguments: [scanID, row.id])
                     }
                 }
-                let update = try entryStatements(db).update.reset()
+                let update = statements.update.reset()
                 update.bind(1, rootID)
                 update.bind(2, parent)
                 update.bind(3, name)
@@ -417,7 +416,7 @@ struct CatalogScanner {
                 return row.id
             }
         }
-        let insert = try entryStatements(db).insert.reset()
+        let insert = statements.insert.reset()
         insert.bind(1, volumeID)
         insert.bind(2, rootID)
         insert.bind(3, parent)
@@ -442,12 +441,6 @@ struct CatalogScanner {
             try db.execute(sql: "INSERT INTO change (scan_id, entry_id, kind) VALUES (?, ?, 'added')", arguments: [scanID, id])
         }
         return id
-    }
-
-    /// The scan's prepared statements; prepared here if ``walk(_:)`` has not (or is over).
-    private func entryStatements(_ db: Database) throws -> EntryStatements {
-        if let statements { return statements }
-        return try EntryStatements(db)
     }
 
     private mutating func markDeleted(_ db: Database, id: Int64) throws {
