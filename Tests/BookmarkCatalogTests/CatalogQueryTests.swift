@@ -134,6 +134,8 @@ struct CatalogDefaultLocationTests {
         #expect(try run(["find"]).status == 64, "no PATTERN")
         let duplicates = try run(["find", "--duplicates"])
         #expect(duplicates.status == 0 && duplicates.stdout.contains(fixture.path("photos/one.jpg")), "\(duplicates.stdout)")
+        let mistyped = try run(["find", "--duplicates", folder + "/no-such.catalog"])
+        #expect(mistyped.status == 66 && mistyped.stderr.contains("no-such.catalog"), "a lone argument is a catalog: \(mistyped.stderr)")
 
         try fixture.move("docs/notes.txt", "photos/notes.txt")
         #expect(try run(["scan", fixture.root]).status == 0)

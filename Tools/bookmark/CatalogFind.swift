@@ -57,9 +57,10 @@ struct CatalogFind: ParsableCommand {
         var catalogPaths: [String?] = arguments
         var pattern: String?
         if duplicates {
-            // The last argument is PATTERN when it is not a file; then, or with nothing at all,
-            // the catalogs may be left to the default.
-            if let last = arguments.last, !FileManager.default.fileExists(atPath: last) {
+            // After at least one catalog, the last argument is PATTERN when it is not a file. A
+            // lone argument stays a catalog, so a mistyped one is exit 66 naming it, not a
+            // pattern on the default catalog; with no argument at all, the default catalog.
+            if let last = arguments.last, arguments.count > 1, !FileManager.default.fileExists(atPath: last) {
                 pattern = last
                 catalogPaths.removeLast()
             }
