@@ -164,14 +164,14 @@
                     let before = wrapper.descendantsWithPlaces()
                     let newWrapper = try storedDocument.fileWrapper(
                         configuration: FileDocumentWriteConfiguration(contentType: contentType, existingFile: wrapper))
-                    let inPlace = newWrapper.descendantsInPlace()
-                    for case (let child, let place?) in before where !inPlace.contains(ObjectIdentifier(child)) {
+                    let inPlace = newWrapper.markDescendantsInPlace()
+                    for case (let child, let place?) in before where child.locked({ child.placeMark }) != inPlace {
                         guard child.matchesExactly(at: place, beneath: location) else {
                             throw DocumentError.modifiedByAnotherProcess(location)
                         }
                     }
                     try newWrapper.writeRefusingExternalChanges(
-                        to: location, options: [.atomic, .withNameUpdating, .removingOldTreeInBackground])
+                        to: location, options: [.atomic, .withNameUpdating, .removingOldTreeInBackground], inPlace: inPlace)
                     wrapper = newWrapper
                 }
                 storedURL = location

@@ -41,38 +41,52 @@
         /// The descendants held in memory, each with where it was read or last saved (names beneath
         /// the package), or `nil` for one that never was on disk.
         func descendantsWithPlaces() -> [(FileWrapper, [[UInt8]]?)] {
-            locked {
-                guard let table = storedChildren else { return [] }
-                var all: [(FileWrapper, [[UInt8]]?)] = []
-                for child in table.dictionary.values {
-                    all.append((child, child.locked { child.source?.components }))
-                    all += child.descendantsWithPlaces()
+            var all: [(FileWrapper, [[UInt8]]?)] = []
+            locked { collectWithPlaces(into: &all) }
+            return all
+        }
+
+        /// Appends the descendants to `all`, each with its place; one array for the whole tree
+        /// (each level making its own array and appending it to its parent's copied every entry
+        /// once per level above it).
+        private func collectWithPlaces(into all: inout [(FileWrapper, [[UInt8]]?)]) {
+            guard let table = storedChildren else { return }
+            all.reserveCapacity(all.count + table.dictionary.count)
+            for child in table.dictionary.values {
+                child.locked {
+                    all.append((child, child.source?.components))
+                    if child.kind == .directory { child.collectWithPlaces(into: &all) }
                 }
-                return all
             }
         }
 
-        /// The descendants that are where they were read or last saved: at the same names beneath
-        /// the package, under parents that are too. No allocation per child but the set's.
-        func descendantsInPlace() -> Set<ObjectIdentifier> {
-            var found = Set<ObjectIdentifier>()
-            locked { collectInPlace(under: [], into: &found) }
-            return found
+        /// Marks the descendants that are where they were read or last saved (at the same names
+        /// beneath the package, under parents that are too) with a new mark, and returns it: a
+        /// descendant is in place exactly when its ``placeMark`` equals the result. A mark is
+        /// never handed out twice, so a mark from an earlier call never matches.
+        ///
+        /// (A mark on each wrapper rather than a set of their identities: no hashing and no
+        /// allocation per descendant, and the writer can ask each child in one load.)
+        func markDescendantsInPlace() -> UInt64 {
+            locked {
+                FileWrapper.lastPlaceMark &+= 1
+                let mark = FileWrapper.lastPlaceMark
+                markInPlace(under: [], with: mark)
+                return mark
+            }
         }
 
-        private func collectInPlace(under parentPlace: [[UInt8]], into found: inout Set<ObjectIdentifier>) {
+        private func markInPlace(under parentPlace: [[UInt8]], with mark: UInt64) {
             guard let table = storedChildren else { return }
             for (key, child) in table.dictionary {
-                let place = child.locked { () -> [[UInt8]]? in
+                child.locked {
                     guard let components = child.source?.components, components.count == parentPlace.count + 1,
                         components.last == child.nameOnDisk(key: key), components.dropLast().elementsEqual(parentPlace)
-                    else { return nil }
-                    return components
+                    else { return }
+                    child.placeMark = mark
+                    // A child is in place when its parents are: only those are descended into.
+                    if child.kind == .directory { child.markInPlace(under: components, with: mark) }
                 }
-                // A child is in place when its parents are: only those are descended into.
-                guard let place else { continue }
-                found.insert(ObjectIdentifier(child))
-                child.locked { child.collectInPlace(under: place, into: &found) }
             }
         }
 

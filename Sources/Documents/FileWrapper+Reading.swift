@@ -13,7 +13,16 @@
         var components: [[UInt8]]
 
         func appending(_ name: [UInt8]) -> PackageSource {
-            PackageSource(root: root, components: components + [name])
+            var more = components
+            more.append(name)
+            return PackageSource(root: root, components: more)
+        }
+
+        /// Whether this is `parent.appending(name)`: the same root, and the parent's components
+        /// then `name`. (Arrays that share storage compare without reading their elements.)
+        func isChild(named name: [UInt8], of parent: PackageSource) -> Bool {
+            components.count == parent.components.count + 1 && components.last == name && root == parent.root
+                && components.dropLast().elementsEqual(parent.components)
         }
 
         /// The item's parent directory (`O_PATH`) and the item's name in it.

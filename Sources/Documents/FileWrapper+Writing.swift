@@ -38,17 +38,18 @@
         }
 
         /// ``write(to:options:originalContentsURL:)`` for ``DocumentController``: every descendant
-        /// that was read or saved at the very place it is written to is compared with what is on
-        /// disk there first (the statx that decides linking, reused), and any difference throws
+        /// that was read or saved at the very place it is written to (marked `inPlace` by
+        /// ``markDescendantsInPlace()``) is compared with what is on disk there first (the statx
+        /// that decides linking, reused), and any difference throws
         /// ``DocumentError/modifiedByAnotherProcess(_:)`` before anything is swapped in.
-        func writeRefusingExternalChanges(to url: URL, options: WritingOptions) throws {
+        func writeRefusingExternalChanges(to url: URL, options: WritingOptions, inPlace: UInt64) throws {
             guard let path = PackageSource(url: url)?.root, PathBytes(path).isAbsolute, PathBytes(path).lastComponent != nil else {
                 throw CocoaError(.fileWriteInvalidFileName, userInfo: [NSURLErrorKey: url, NSFilePathErrorKey: url.path])
             }
             try locked { () throws -> Void in
                 let writer = PackageWriter(
                     options: options, umask: (try? ProcessUmask.current()).flatMap { $0 } ?? 0o022, url: url,
-                    refusesExternalChanges: true)
+                    inPlaceMark: inPlace)
                 try writer.write(self, to: path, original: url)
             }
         }
@@ -59,9 +60,9 @@
         let options: FileWrapper.WritingOptions
         let umask: UInt32
         let url: URL
-        /// Whether a child read or saved at the place it is written to must still be exactly that
-        /// object on disk (``FileWrapper/writeRefusingExternalChanges(to:options:)``).
-        var refusesExternalChanges = false
+        /// When set, a child carrying this mark (read or saved at the place it is written to) must
+        /// still be exactly that object on disk (``FileWrapper/writeRefusingExternalChanges(to:options:inPlace:)``).
+        var inPlaceMark: UInt64? = nil
 
         func write(_ root: FileWrapper, to path: [UInt8], original: URL?) throws {
             let target = PathBytes(path)
@@ -163,37 +164,37 @@
             }
         }
 
-        /// Writes `node`'s children into the new directory `directory`.
         /// Writes `node`'s children into the new directory `directory`, which is at `components`
-        /// beneath the package.
+        /// beneath the package, in the order of their keys.
         private func fill(_ directory: Directory, with node: FileWrapper, at components: [[UInt8]], original: OwnedDescriptor?) throws {
             guard let table = node.loadedChildren() else { throw unreadable(node) }
-            let keys = table.dictionary.keys.sorted()
+            // The pairs sorted, not the keys: no look-up of each child by its key afterwards.
+            let children = table.dictionary.sorted { $0.key < $1.key }
             // A large directory's children in the original are read ahead on another core
             // (ChildStatusPrefetch); the reader is stopped before `original` can be closed.
             var prefetch: ChildStatusPrefetch?
-            if let original, keys.count >= ChildStatusPrefetch.threshold {
-                prefetch = ChildStatusPrefetch(names: keys.map { table.dictionary[$0]?.originalName }, in: original)
+            if let original, children.count >= ChildStatusPrefetch.threshold {
+                prefetch = ChildStatusPrefetch(names: children.map { $0.value.originalName }, in: original)
             }
             defer { prefetch?.finish() }
-            for (index, key) in keys.enumerated() {
-                guard let child = table.dictionary[key] else { continue }
+            for (index, (key, child)) in children.enumerated() {
                 let name = child.nameOnDisk(key: key)
                 try child.locked { () throws -> Void in
                     try write(
-                        child, as: name, at: components + [name], in: directory, original: original,
+                        child, as: name, under: components, in: directory, original: original,
                         prefetched: prefetch?.status(at: index))
                 }
             }
         }
 
-        /// Writes one child. `prefetched`: its status in the original, read ahead
-        /// (``ChildStatusPrefetch``), used instead of reading it again.
+        /// Writes one child, `name` in the directory at `components` beneath the package.
+        /// `prefetched`: its status in the original, read ahead (``ChildStatusPrefetch``), used
+        /// instead of reading it again.
         private func write(
-            _ child: FileWrapper, as name: [UInt8], at components: [[UInt8]], in directory: Directory, original: OwnedDescriptor?,
-            prefetched: Result<FileStatus, FileSystemError>? = nil
+            _ child: FileWrapper, as name: [UInt8], under components: [[UInt8]], in directory: Directory,
+            original: OwnedDescriptor?, prefetched: Result<FileStatus, FileSystemError>? = nil
         ) throws {
-            let checked = try checkUnchanged(child, at: components, in: original, prefetched: prefetched)
+            let checked = try checkUnchanged(child, in: original, prefetched: prefetched)
             switch child.kind {
             case .regular:
                 let linkName = original.flatMap {
@@ -231,7 +232,7 @@
                     return try? original.openChild(source, options: [.readOnly, .directory])
                 }
                 defer { try? childOriginal?.close() }
-                try fill(made, with: child, at: components, original: childOriginal)
+                try fill(made, with: child, at: components + [name], original: childOriginal)
                 try finish(made, child)
             }
         }
@@ -270,15 +271,14 @@
             return child.snapshot == Snapshot(status) ? name : nil
         }
 
-        /// With ``refusesExternalChanges``: a child read or saved at this very place (`components`
-        /// beneath the package) must be exactly the object recorded then, or another process
-        /// changed it. Returns the status read, for the link decision; `nil` when not checked.
+        /// With ``inPlaceMark``: a child read or saved at this very place (it carries the mark) must
+        /// be exactly the object recorded then, or another process changed it. Returns the status
+        /// read, for the link decision; `nil` when not checked.
         private func checkUnchanged(
-            _ child: FileWrapper, at components: [[UInt8]], in original: OwnedDescriptor?,
-            prefetched: Result<FileStatus, FileSystemError>? = nil
+            _ child: FileWrapper, in original: OwnedDescriptor?, prefetched: Result<FileStatus, FileSystemError>? = nil
         ) throws -> FileStatus? {
-            guard refusesExternalChanges, let original, let snapshot = child.snapshot, let name = child.originalName,
-                child.source?.components == components
+            guard let mark = inPlaceMark, child.placeMark == mark, let original, let snapshot = child.snapshot,
+                let name = child.originalName
             else { return nil }
             let read = prefetched ?? Result { () throws(FileSystemError) in try original.statusOfChild(name) }
             guard let status = try? read.get(), Snapshot(status) == snapshot else {
@@ -389,15 +389,18 @@
             }
             guard let table = node.storedChildren else { return }
             var group = BackgroundRemovals.Group(components: components, children: [])
+            if groups != nil { group.children.reserveCapacity(table.dictionary.count) }
             for (key, child) in table.dictionary {
                 let name = child.nameOnDisk(key: key)
                 child.locked {
                     child.attributesEdited = false
                     if options.contains(.withNameUpdating) {
                         child.storedFilename = String(decoding: name, as: UTF8.self)
-                        child.diskName = name
+                        if child.diskName != name { child.diskName = name }
                     }
-                    child.source = source.appending(name)
+                    // A child saved where it already was keeps its source: no new array for it, and
+                    // no release of the old one (most children of an incremental save).
+                    if !(child.source?.isChild(named: name, of: source) ?? false) { child.source = source.appending(name) }
                     if groups != nil, child.kind == .regular {
                         group.children.append((child, name))
                         return

@@ -96,6 +96,10 @@
         /// on-disk name, so a case-sensitive directory survives a read and a write unchanged.
         var keepsDiskName = false
         var parents: [WeakWrapper] = []
+        /// The mark of the last ``markDescendantsInPlace()`` that found this wrapper in place.
+        var placeMark: UInt64 = 0
+        /// The last mark ``markDescendantsInPlace()`` handed out. Guarded by ``lock``.
+        nonisolated(unsafe) static var lastPlaceMark: UInt64 = 0
 
         init(kind: Kind, attributes: [String: Any]) {
             self.kind = kind

@@ -35,7 +35,7 @@ struct Options {
         usage: BookmarkBenchmarks [--entries N] [--runs R] [--min-ms MS] [--seed S] [--batch N] [--one-by-one]
                                   [--sweep N,N,...] [--sweep-only] [--json FILE] [--smoke]
                                   [--library N,N,... [--library-runs R]]
-                                  [--only GROUP,...] [--profile unmoved|first|create|create-cold|moved|handles|deleted|codec|codec-apple|codec-edit|open|batch|default-resolve|apple-resolve|apple-create|apple-create-each|ref-resolve|catalog-scan [--iterations K]]
+                                  [--only GROUP,...] [--profile unmoved|first|create|create-cold|moved|handles|deleted|codec|codec-apple|codec-edit|open|batch|default-resolve|apple-resolve|apple-create|apple-create-each|ref-resolve|catalog-scan|package-save|document-save [--iterations K]]
           --entries N     entries of the main tree (default 100000)
           --runs R        runs per metric; medians are reported (default 5)
           --min-ms MS     least time one measurement repeats an operation for (default 200)

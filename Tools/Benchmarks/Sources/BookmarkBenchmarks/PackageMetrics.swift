@@ -12,18 +12,8 @@ extension Bench {
     /// FileWrapper's save of a package of `children` files with one changed, against creating a new
     /// directory, hard-linking the other files into it and writing (and syncing) the changed one.
     mutating func packageSave(children: Int = 10_000) throws -> [MetricResult] {
-        let root = workload.root + "/bench-package"
-        let package = root + "/Big.pkg"
+        let (root, package, names) = try makeBenchPackage(children: children)
         let source = root + "/source"
-        let names = (0..<children).map { String(format: "note-%05d.txt", $0) }
-        for directory in [package, source] {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            for name in names {
-                guard FileManager.default.createFile(atPath: directory + "/" + name, contents: Data(repeating: 0x61, count: 64)) else {
-                    throw BenchError("cannot create \(directory)/\(name)")
-                }
-            }
-        }
         defer { try? FileManager.default.removeItem(atPath: root) }
 
         let url = URL(fileURLWithPath: package)
@@ -140,6 +130,68 @@ extension Bench {
                 target: .ratioAtMost(1.5), Comparison(ours: document, baseline: documentBaseline),
                 note: "the document default: conflict check, writers' lock, save in the background mode, bookmark"),
         ]
+    }
+}
+
+extension Bench {
+    /// The package the package rows save: `Big.pkg` of `children` 64-byte files under
+    /// `<tree>/bench-package`, and a `source` folder of the same files for the baseline to link from.
+    func makeBenchPackage(children: Int) throws -> (root: String, package: String, names: [String]) {
+        let root = workload.root + "/bench-package"
+        let package = root + "/Big.pkg"
+        let names = (0..<children).map { String(format: "note-%05d.txt", $0) }
+        for directory in [package, root + "/source"] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            for name in names {
+                guard FileManager.default.createFile(atPath: directory + "/" + name, contents: Data(repeating: 0x61, count: 64)) else {
+                    throw BenchError("cannot create \(directory)/\(name)")
+                }
+            }
+        }
+        return (root, package, names)
+    }
+
+    /// `--profile package-save` and `document-save`: `iterations` saves of the 10,000-file package
+    /// with one file changed, as the rows make them (FileWrapper with `.removingOldTreeInBackground`,
+    /// or `DocumentController.save()`). Each background removal is waited for after its save, as
+    /// the rows do; only the saves are timed, on the calling thread's clock (`RUSAGE_THREAD`), so
+    /// the removal thread's work is not counted.
+    func profilePackageSave(document: Bool, iterations: Int) throws {
+        let (root, package, names) = try makeBenchPackage(children: 10_000)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let url = URL(fileURLWithPath: package)
+        let changed = names[0]
+        var counter = 0
+        let save: () throws -> Void
+        if document {
+            let controller = try DocumentController<BenchNotes>(contentsOf: url, contentType: BenchNotes.type)
+            save = {
+                counter += 1
+                controller.document.notes[changed] = Data("document edit \(counter)".utf8)
+                try controller.save()
+            }
+        } else {
+            let wrapper = try FileWrapper(url: url)
+            save = {
+                counter += 1
+                if let old = wrapper.fileWrappers?[changed] { wrapper.removeFileWrapper(old) }
+                wrapper.addRegularFile(withContents: Data("edit \(counter)".utf8), preferredFilename: changed)
+                try wrapper.write(
+                    to: url, options: [.atomic, .withNameUpdating, .removingOldTreeInBackground], originalContentsURL: url)
+            }
+        }
+        for _ in 0..<2 {  // warm: the first save after reading stats every child
+            try save()
+            FileWrapper.waitForBackgroundRemovals()
+        }
+        var spent = ProcessTimes(wall: 0, user: 0, system: 0)
+        for _ in 0..<iterations {
+            let before = ProcessTimes.now(thread: true)
+            try profileLoop(1, save)
+            spent = spent + (ProcessTimes.now(thread: true) - before)
+            FileWrapper.waitForBackgroundRemovals()
+        }
+        print("profiled \(document ? "document-save" : "package-save"): \(iterations) saves, \(spent) (calling thread)")
     }
 }
 

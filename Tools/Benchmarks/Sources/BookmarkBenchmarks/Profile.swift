@@ -18,10 +18,13 @@ extension Bench {
     static let profileNames = [
         "unmoved", "first", "create", "create-cold", "moved", "handles", "deleted", "codec", "codec-apple", "codec-edit", "open", "batch",
         "default-resolve", "apple-resolve", "apple-create", "apple-create-each", "ref-resolve",
-        "catalog-scan",
+        "catalog-scan", "package-save", "document-save",
     ]
 
     mutating func profile(_ name: String, iterations: Int) throws {
+        if name == "package-save" || name == "document-save" {
+            return try profilePackageSave(document: name == "document-save", iterations: iterations)
+        }
         let (project, file) = try deepProjectFile()
         let path = full(file)
         let bookmark = try Bookmark.create(for: FilePath(path), volumes: volumes)
@@ -154,9 +157,11 @@ struct ProcessTimes {
     var user: Double
     var system: Double
 
-    static func now() -> ProcessTimes {
+    /// Now; with `thread`, the calling thread's CPU times (`RUSAGE_THREAD`) instead of the process's.
+    static func now(thread: Bool = false) -> ProcessTimes {
         var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
+        // RUSAGE_THREAD is 1 (<bits/resource.h>); Glibc's module leaves it out (it needs _GNU_SOURCE).
+        getrusage(thread ? 1 : RUSAGE_SELF.rawValue, &usage)
         var clock = timespec()
         clock_gettime(CLOCK_MONOTONIC, &clock)
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
@@ -166,6 +171,10 @@ struct ProcessTimes {
 
     static func - (a: ProcessTimes, b: ProcessTimes) -> ProcessTimes {
         ProcessTimes(wall: a.wall - b.wall, user: a.user - b.user, system: a.system - b.system)
+    }
+
+    static func + (a: ProcessTimes, b: ProcessTimes) -> ProcessTimes {
+        ProcessTimes(wall: a.wall + b.wall, user: a.user + b.user, system: a.system + b.system)
     }
 }
 
