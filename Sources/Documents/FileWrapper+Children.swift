@@ -48,6 +48,9 @@
                 if let existing = table.key(of: child) { return existing }
                 let preferred = child.locked { child.storedPreferredFilename }.flatMap { $0.isEmpty ? nil : $0 } ?? "Untitled"
                 let key = table.uniqueKey(for: preferred)
+                // The stored table let go first, so the insert changes the only copy: no copy of a
+                // large directory's dictionaries for each child added.
+                storedChildren = nil
                 table.insert(child, as: key)
                 storedChildren = table
                 child.locked { child.parents.append(WeakWrapper(wrapper: self)) }
@@ -69,6 +72,7 @@
         public func removeFileWrapper(_ child: FileWrapper) {
             locked {
                 guard kind == .directory, var table = loadedChildren(), let key = table.key(of: child) else { return }
+                storedChildren = nil  // the only copy (see addFileWrapper)
                 table.remove(key)
                 storedChildren = table
                 child.locked { child.parents.removeAll { $0.wrapper === self || $0.wrapper == nil } }

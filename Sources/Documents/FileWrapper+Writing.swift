@@ -172,9 +172,12 @@
             let children = table.dictionary.sorted { $0.key < $1.key }
             // A large directory's children in the original are read ahead on another core
             // (ChildStatusPrefetch); the reader is stopped before `original` can be closed.
+            // Each child's name in the original, worked out once: for the read-ahead, the check and
+            // the link.
+            let originalNames = original == nil ? [] : children.map { $0.value.originalName }
             var prefetch: ChildStatusPrefetch?
             if let original, children.count >= ChildStatusPrefetch.threshold {
-                prefetch = ChildStatusPrefetch(names: children.map { $0.value.originalName }, in: original)
+                prefetch = ChildStatusPrefetch(names: originalNames, in: original)
             }
             defer { prefetch?.finish() }
             for (index, (key, child)) in children.enumerated() {
@@ -182,23 +185,24 @@
                 try child.locked { () throws -> Void in
                     try write(
                         child, as: name, under: components, in: directory, original: original,
-                        prefetched: prefetch?.status(at: index))
+                        originalName: original == nil ? nil : originalNames[index], prefetched: prefetch?.status(at: index))
                 }
             }
         }
 
         /// Writes one child, `name` in the directory at `components` beneath the package.
+        /// `originalName`: its ``FileWrapper/originalName``, when there is an original.
         /// `prefetched`: its status in the original, read ahead (``ChildStatusPrefetch``), used
         /// instead of reading it again.
         private func write(
             _ child: FileWrapper, as name: [UInt8], under components: [[UInt8]], in directory: Directory,
-            original: OwnedDescriptor?, prefetched: Result<FileStatus, FileSystemError>? = nil
+            original: OwnedDescriptor?, originalName: [UInt8]?, prefetched: Result<FileStatus, FileSystemError>? = nil
         ) throws {
-            let checked = try checkUnchanged(child, in: original, prefetched: prefetched)
+            let checked = try checkUnchanged(child, named: originalName, in: original, prefetched: prefetched)
             switch child.kind {
             case .regular:
                 let linkName = original.flatMap {
-                    linkableName(of: child, in: $0, status: checked ?? (try? prefetched?.get()))
+                    linkableName(of: child, named: originalName, in: $0, status: checked ?? (try? prefetched?.get()))
                 }
                 if options.contains(.cloningUnchangedFiles), let original, let linkName {
                     try clone(child, from: linkName, in: original, as: name, into: directory)
@@ -228,7 +232,7 @@
             case .directory:
                 let made = try directory.createDirectory(FilePath(bytes: name), permissions: [.ownerReadWriteExecute])
                 let childOriginal = original.flatMap { original -> OwnedDescriptor? in
-                    guard let source = child.originalName else { return nil }
+                    guard let source = originalName else { return nil }
                     return try? original.openChild(source, options: [.readOnly, .directory])
                 }
                 defer { try? childOriginal?.close() }
@@ -263,8 +267,10 @@
         /// exactly the one read (kind, inode, size, modification and change time, birth time). A
         /// file whose contents were never read is linked as it is now, if it is still a regular
         /// file: there are no other bytes in memory to prefer.
-        private func linkableName(of child: FileWrapper, in original: OwnedDescriptor, status known: FileStatus?) -> [UInt8]? {
-            guard !child.attributesEdited, let name = child.originalName,
+        private func linkableName(
+            of child: FileWrapper, named originalName: [UInt8]?, in original: OwnedDescriptor, status known: FileStatus?
+        ) -> [UInt8]? {
+            guard !child.attributesEdited, let name = originalName,
                 let status = known ?? (try? original.statusOfChild(name)), status.kind == .regular
             else { return nil }
             if child.storedContents == nil { return name }
@@ -275,10 +281,11 @@
         /// be exactly the object recorded then, or another process changed it. Returns the status
         /// read, for the link decision; `nil` when not checked.
         private func checkUnchanged(
-            _ child: FileWrapper, in original: OwnedDescriptor?, prefetched: Result<FileStatus, FileSystemError>? = nil
+            _ child: FileWrapper, named originalName: [UInt8]?, in original: OwnedDescriptor?,
+            prefetched: Result<FileStatus, FileSystemError>? = nil
         ) throws -> FileStatus? {
             guard let mark = inPlaceMark, child.placeMark == mark, let original, let snapshot = child.snapshot,
-                let name = child.originalName
+                let name = originalName
             else { return nil }
             let read = prefetched ?? Result { () throws(FileSystemError) in try original.statusOfChild(name) }
             guard let status = try? read.get(), Snapshot(status) == snapshot else {
