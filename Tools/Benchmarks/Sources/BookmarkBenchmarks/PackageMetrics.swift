@@ -58,60 +58,68 @@ extension Bench {
             close(target)
             guard rmdir(directory) == 0 else { throw BenchError("rmdir \(directory)") }
         }
-        // One save and one baseline per run (each takes long enough to time alone), alternating
-        // which goes first; the baseline's directory is removed between runs, untimed.
+        // Each run times saves and baselines in pairs, alternating which goes first, until its
+        // saves have taken `measure.minimumTime` (the rule every other row follows: a save takes
+        // 100–300 ms, and one alone was a single sample at the mercy of one journal commit), and
+        // keeps each side's mean. Each baseline's directory is removed, untimed, after it.
         let clock = ContinuousClock()
-        var ours: [Double] = []
-        var baseline: [Double] = []
+        var made = 0
+        /// One timed baseline into a new directory: `linkAll`, or with `replacing` `linkAllAndRemove`
+        /// (which leaves nothing to remove).
+        func timedBaseline(replacing: Bool = false) throws -> Double {
+            made += 1
+            let directory = root + "/baseline-\(made)"
+            let time = seconds(try clock.measure { try replacing ? linkAllAndRemove(into: directory) : linkAll(into: directory) })
+            if !replacing { try FileManager.default.removeItem(atPath: directory) }
+            return time
+        }
+        /// One run: (our mean, the baseline's mean) over pairs repeated for the minimum time.
+        func pairedRun(_ run: Int, ours: () throws -> Double, baseline: () throws -> Double) throws -> (Double, Double) {
+            var (oursTotal, baselineTotal, pairs) = (0.0, 0.0, 0)
+            repeat {
+                if run % 2 == 0 {
+                    oursTotal += try ours()
+                    baselineTotal += try baseline()
+                } else {
+                    baselineTotal += try baseline()
+                    oursTotal += try ours()
+                }
+                pairs += 1
+            } while oursTotal < seconds(measure.minimumTime)
+            return (oursTotal / Double(pairs), baselineTotal / Double(pairs))
+        }
+        func runs(ours: () throws -> Double, baseline: () throws -> Double) throws -> Comparison {
+            var samples: [(Double, Double)] = []
+            for run in 0..<max(3, measure.runs) { samples.append(try pairedRun(run, ours: ours, baseline: baseline)) }
+            return Comparison(ours: samples.map(\.0), baseline: samples.map(\.1))
+        }
         try save()  // warm: the first save after reading lists and stats every child
-        for run in 0..<max(3, measure.runs) {
-            let directory = root + "/baseline-\(run)"
-            if run % 2 == 0 {
-                ours.append(seconds(try clock.measure { try save() }))
-                baseline.append(seconds(try clock.measure { try linkAll(into: directory) }))
-            } else {
-                baseline.append(seconds(try clock.measure { try linkAll(into: directory) }))
-                ours.append(seconds(try clock.measure { try save() }))
-            }
-            try FileManager.default.removeItem(atPath: directory)
-        }
-        let comparison = Comparison(ours: ours, baseline: baseline)
-        var withRemoval: [Double] = []
-        for run in 0..<max(3, measure.runs) {
-            withRemoval.append(seconds(try clock.measure { try linkAllAndRemove(into: root + "/replace-\(run)") }))
-        }
-        let replacing = Comparison(ours: ours, baseline: withRemoval)
+        let comparison = try runs(ours: { seconds(try clock.measure { try save() }) }, baseline: { try timedBaseline() })
+        let replacing = try runs(
+            ours: { seconds(try clock.measure { try save() }) },
+            baseline: { try timedBaseline(replacing: true) })
 
         // What the caller waits for when the old tree goes in the background: FileWrapper with
         // the option, and DocumentController.save() (which uses it). Each background removal is
         // waited for, untimed, before the next measurement, so it never overlaps one.
-        var background: [Double] = []
-        var backgroundBaseline: [Double] = []
-        var document: [Double] = []
-        var documentBaseline: [Double] = []
-        for run in 0..<max(3, measure.runs) {
-            let directory = root + "/background-\(run)"
-            let timedSave = seconds(try clock.measure { try save(.removingOldTreeInBackground) })
-            FileWrapper.waitForBackgroundRemovals()
-            let timedBaseline = seconds(try clock.measure { try linkAll(into: directory) })
-            try FileManager.default.removeItem(atPath: directory)
-            background.append(timedSave)
-            backgroundBaseline.append(timedBaseline)
-        }
+        let background = try runs(
+            ours: {
+                let time = seconds(try clock.measure { try save(.removingOldTreeInBackground) })
+                FileWrapper.waitForBackgroundRemovals()
+                return time
+            }, baseline: { try timedBaseline() })
         // The document opens the package once the wrapper above is done with it (two writers of
-        // one package would be a conflict).
+        // one package would be a conflict), and is saved once untimed, as the wrapper was.
         let controller = try DocumentController<BenchNotes>(contentsOf: url, contentType: BenchNotes.type)
-        for run in 0..<max(3, measure.runs) {
-            let directory = root + "/document-\(run)"
+        func documentSave() throws -> Double {
             counter += 1
             controller.document.notes[changed] = Data("document edit \(counter)".utf8)
-            let timedDocument = seconds(try clock.measure { try controller.save() })
+            let time = seconds(try clock.measure { try controller.save() })
             FileWrapper.waitForBackgroundRemovals()
-            let timedDocumentBaseline = seconds(try clock.measure { try linkAll(into: directory) })
-            try FileManager.default.removeItem(atPath: directory)
-            document.append(timedDocument)
-            documentBaseline.append(timedDocumentBaseline)
+            return time
         }
+        _ = try documentSave()
+        let document = try runs(ours: documentSave, baseline: { try timedBaseline() })
         return [
             MetricResult(
                 "save a \(children)-file package, one file changed (FileWrapper)", baseline: "mkdir + linkat others + write one",
@@ -123,11 +131,11 @@ extension Bench {
                 note: "the least a replace of a tree of links costs: one link in and one unlink out per file"),
             MetricResult(
                 "the same, .removingOldTreeInBackground (FileWrapper)", baseline: "mkdir + linkat others + write one",
-                target: .ratioAtMost(1.5), Comparison(ours: background, baseline: backgroundBaseline),
+                target: .ratioAtMost(1.5), background,
                 note: "until the call returns; the old tree is removed after, and waited for untimed"),
             MetricResult(
                 "the same through DocumentController.save()", baseline: "mkdir + linkat others + write one",
-                target: .ratioAtMost(1.5), Comparison(ours: document, baseline: documentBaseline),
+                target: .ratioAtMost(1.5), document,
                 note: "the document default: conflict check, writers' lock, save in the background mode, bookmark"),
         ]
     }
