@@ -109,6 +109,16 @@ struct ResolveCommandTests {
             #expect(refused.status == 64, "\(cluster)")
             #expect(refused.stdout.isEmpty && refused.stderr.contains("'--'"), "\(cluster): \(refused.stderr)")
         }
+        // The advice fits the subcommand: `./NAME` for a file, only `--` for a find PATTERN (there
+        // `./-dash.txt` would be a path glob).
+        let made = try BookmarkTool.run(["make", "-dash.txt"])
+        #expect(made.stderr.contains("bookmark make -o OUT -- -dash.txt") && made.stderr.contains("./-dash.txt"), "\(made.stderr)")
+        let found = try BookmarkTool.run(["catalog", "find", "some.catalog", "-dash.txt"])
+        #expect(found.status == 64)
+        #expect(found.stderr.contains("bookmark catalog find CATALOG -- -dash.txt"), "\(found.stderr)")
+        #expect(!found.stderr.contains("./-dash.txt"), "\(found.stderr)")
+        let resolved = try BookmarkTool.run(["resolve", "-hidden.book"])
+        #expect(resolved.stderr.contains("bookmark resolve -- -hidden.book"), "\(resolved.stderr)")
         #expect(try BookmarkTool.run(["make", "-h"]).status == 0)
         #expect(try BookmarkTool.run(["catalog", "find", "-0h"]).status == 0)
         #expect(try BookmarkTool.run(["make", "--", "-dash-missing.txt"]).status == 3)

@@ -15,10 +15,7 @@ struct BookmarkCommand: ParsableCommand {
             // ArgumentParser reads such an argument as a cluster of short flags holding `-h`: it
             // prints help on stdout and exits 0. A script that passes a file named `-dash.txt`
             // without `--` would take that for success (and store the help text).
-            let shown = RawArguments.display(cluster)
-            Output.error(
-                "unknown option '\(shown)'; a file whose name starts with '-' goes after '--', "
-                    + "behind every option (bookmark make -o OUT -- \(shown)), or as ./\(shown)")
+            Output.error(refusalOfCluster(RawArguments.display(cluster), subcommand: subcommandPath(in: arguments)))
             Self.exit(withError: ExitStatus.usage.exitCode)
         }
         FastPath.runIfHandled(arguments)
@@ -36,6 +33,31 @@ struct BookmarkCommand: ParsableCommand {
             if letters.contains("h"), letters.contains(where: { !shortFlags.contains($0) }) { return argument }
         }
         return nil
+    }
+
+    /// The message for an argument refused by ``helpCluster(in:)``, with advice that works for
+    /// the subcommand it was given to: a file name can also be written `./NAME`, but a
+    /// `catalog find` PATTERN cannot (`./-dash.txt` is a path glob, which matches nothing there).
+    static func refusalOfCluster(_ shown: String, subcommand: [String]) -> String {
+        if subcommand == ["catalog", "find"] {
+            return "unknown option '\(shown)'; a PATTERN that starts with '-' goes after '--', behind every option "
+                + "(bookmark catalog find CATALOG -- \(shown))"
+        }
+        let example = subcommand.isEmpty || subcommand == ["make"] ? "make -o OUT" : subcommand.joined(separator: " ")
+        return "unknown option '\(shown)'; a file whose name starts with '-' goes after '--', "
+            + "behind every option (bookmark \(example) -- \(shown)), or as ./\(shown)"
+    }
+
+    /// The subcommand named by the leading arguments (`["catalog", "find"]`), as far as they name one.
+    static func subcommandPath(in arguments: [String]) -> [String] {
+        var path: [String] = []
+        var level = configuration.subcommands
+        for argument in arguments {
+            guard let command = level.first(where: { $0._commandName == argument }) else { break }
+            path.append(argument)
+            level = command.configuration.subcommands
+        }
+        return path
     }
 
     static let configuration = CommandConfiguration(
