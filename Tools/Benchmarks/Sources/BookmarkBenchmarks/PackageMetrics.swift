@@ -23,13 +23,8 @@ extension Bench {
         guard sourceFD >= 0 else { throw BenchError("cannot open \(source)") }
         defer { close(sourceFD) }
         let changed = names[0]
-        var counter = 0
-        func save(_ extra: FileWrapper.WritingOptions = []) throws {
-            counter += 1
-            if let old = wrapper.fileWrappers?[changed] { wrapper.removeFileWrapper(old) }
-            wrapper.addRegularFile(withContents: Data("edit \(counter)".utf8), preferredFilename: changed)
-            try wrapper.write(to: url, options: FileWrapper.WritingOptions([.atomic, .withNameUpdating]).union(extra), originalContentsURL: url)
-        }
+        let edits = PackageEdits(url: url, changed: changed)
+        func save(_ extra: FileWrapper.WritingOptions = []) throws { try edits.save(wrapper, extra) }
         func linkAll(into directory: String) throws {
             guard mkdir(directory, 0o755) == 0 else { throw BenchError("mkdir \(directory): errno \(errno)") }
             let target = open(directory, O_RDONLY | O_DIRECTORY)
@@ -112,9 +107,7 @@ extension Bench {
         // one package would be a conflict), and is saved once untimed, as the wrapper was.
         let controller = try DocumentController<BenchNotes>(contentsOf: url, contentType: BenchNotes.type)
         func documentSave() throws -> Double {
-            counter += 1
-            controller.document.notes[changed] = Data("document edit \(counter)".utf8)
-            let time = seconds(try clock.measure { try controller.save() })
+            let time = seconds(try clock.measure { try edits.save(controller) })
             FileWrapper.waitForBackgroundRemovals()
             return time
         }
@@ -168,25 +161,14 @@ extension Bench {
         let (root, package, names) = try makeBenchPackage(children: 10_000)
         defer { try? FileManager.default.removeItem(atPath: root) }
         let url = URL(fileURLWithPath: package)
-        let changed = names[0]
-        var counter = 0
+        let edits = PackageEdits(url: url, changed: names[0])
         let save: () throws -> Void
         if document {
             let controller = try DocumentController<BenchNotes>(contentsOf: url, contentType: BenchNotes.type)
-            save = {
-                counter += 1
-                controller.document.notes[changed] = Data("document edit \(counter)".utf8)
-                try controller.save()
-            }
+            save = { try edits.save(controller) }
         } else {
             let wrapper = try FileWrapper(url: url)
-            save = {
-                counter += 1
-                if let old = wrapper.fileWrappers?[changed] { wrapper.removeFileWrapper(old) }
-                wrapper.addRegularFile(withContents: Data("edit \(counter)".utf8), preferredFilename: changed)
-                try wrapper.write(
-                    to: url, options: [.atomic, .withNameUpdating, .removingOldTreeInBackground], originalContentsURL: url)
-            }
+            save = { try edits.save(wrapper, .removingOldTreeInBackground) }
         }
         for _ in 0..<2 {  // warm: the first save after reading stats every child
             try save()
@@ -200,6 +182,35 @@ extension Bench {
             FileWrapper.waitForBackgroundRemovals()
         }
         print("profiled \(document ? "document-save" : "package-save"): \(iterations) saves, \(spent) (calling thread)")
+    }
+}
+
+/// The edit every package row and profile saves: one note's contents changed, new each time.
+final class PackageEdits {
+    let url: URL
+    /// The note that changes.
+    let changed: String
+    private var counter = 0
+
+    init(url: URL, changed: String) {
+        self.url = url
+        self.changed = changed
+    }
+
+    /// Replaces the note's wrapper in `wrapper` and saves it atomically in place, linking the rest
+    /// from the package (`extra`: more writing options, such as `.removingOldTreeInBackground`).
+    func save(_ wrapper: FileWrapper, _ extra: FileWrapper.WritingOptions = []) throws {
+        counter += 1
+        if let old = wrapper.fileWrappers?[changed] { wrapper.removeFileWrapper(old) }
+        wrapper.addRegularFile(withContents: Data("edit \(counter)".utf8), preferredFilename: changed)
+        try wrapper.write(to: url, options: FileWrapper.WritingOptions([.atomic, .withNameUpdating]).union(extra), originalContentsURL: url)
+    }
+
+    /// Changes the note in the document and saves it (`DocumentController.save()`).
+    func save(_ controller: DocumentController<BenchNotes>) throws {
+        counter += 1
+        controller.document.notes[changed] = Data("document edit \(counter)".utf8)
+        try controller.save()
     }
 }
 
