@@ -21,9 +21,10 @@ extension BookmarkDocument {
         }
         let r = ByteReader(bytes)
         try r.require(0, 16)
-        let magic = Array(bytes[0..<4])
-        guard magic == BookmarkDocument.magic || magic == Array("alis".utf8) else {
-            throw BookmarkFormatError(.badMagic(found: magic), at: 0)
+        // The first word compared as a number: an array of the four bytes was an allocation.
+        let first = try r.u32le(0)
+        guard first == BookmarkDocument.magicWord || first == BookmarkDocument.aliasMagicWord else {
+            throw BookmarkFormatError(.badMagic(found: Array(bytes[0..<4])), at: 0)
         }
         let size = Int(try r.u32le(4))
         let version = try r.u32le(8)
@@ -43,6 +44,7 @@ extension BookmarkDocument {
     static func decodeDataSection(_ bytes: [UInt8], start: Int, end: Int, version: UInt32,
                                   limits: BookmarkDecodingLimits) throws(BookmarkFormatError) -> BookmarkDocument {
         var d = DataSectionDecoder(bytes: bytes, start: start, end: end, limits: limits)
+        defer { d.memo.release() }
         let first = try d.reader.u32le(start)
         var tocs: [BookmarkTOC] = []
         // TOC offsets and ids seen: scanned while the chain is short (every real bookmark has

@@ -44,6 +44,8 @@ extension BookmarkDocument {
 
     /// `book` as a little-endian word.
     static let magicWord: UInt32 = 0x6B6F_6F62
+    /// `alis` as a little-endian word (an alias file's record, decoded by the same reader).
+    static let aliasMagicWord: UInt32 = 0x7369_6C61
 
     /// Encodes the data section: first-TOC offset, items, TOCs; offsets relative to its start.
     package func encodedDataSection() throws(BookmarkFormatError) -> [UInt8] {
@@ -102,7 +104,7 @@ extension BookmarkDocument {
     /// A first guess at the data section's size, so the output buffer rarely grows.
     var estimatedSectionSize: Int {
         var entries = 0
-        for t in tocs { entries += t.entries.count }
+        for t in tocs { entries += t.rows.count }
         return 256 + 64 * entries
     }
 }

@@ -72,15 +72,6 @@ enum EntryStorage: Sendable {
     case stored(StoredSection, UInt32)
 }
 
-extension EntryStorage {
-    /// The section and offset of a stored item, the section not retained: only for callers
-    /// that hold the entry (and so the section) alive meanwhile.
-    var storedUnretained: (Unmanaged<StoredSection>, UInt32)? {
-        if case .stored(let section, let offset) = self { return (Unmanaged.passUnretained(section), offset) }
-        return nil
-    }
-}
-
 extension BookmarkKey {
     /// The word of a numeric key; `nil` for a string key.
     var numericWord: UInt32? {

@@ -299,8 +299,9 @@ public struct BookmarkRecord: Sendable, Hashable {
     /// `includingResourceValuesForKeys`, and our Linux keys), by key name.
     public var stringKeyedValues: [ByteString: BookmarkItem] {
         var out: [ByteString: BookmarkItem] = [:]
-        for e in document.targetTOC?.entries ?? [] {
-            if case .string(let name) = e.key { out[name] = e.value }
+        guard let toc = document.targetTOC else { return out }
+        for row in toc.rows {
+            if case .string(let name) = row.key { out[name] = toc.value(of: row) }
         }
         return out
     }

@@ -58,8 +58,8 @@ struct DataSectionDecoder {
         guard count <= (end - abs - 20) / 12 else {
             throw BookmarkFormatError(.truncated(needed: 20 + count * 12, available: end - abs), at: abs + 16)
         }
-        var entries: [BookmarkEntry] = []
-        entries.reserveCapacity(count)
+        var rows: [BookmarkTOC.Row] = []
+        rows.reserveCapacity(count)
         // Whether the keys so far are in order: numeric keys by word, then string keys by bytes.
         var sorted = true
         var lastNumeric: UInt32? = nil
@@ -102,16 +102,16 @@ struct DataSectionDecoder {
                 if lastString != nil || lastNumeric.map({ $0 >= v }) == true { sorted = false }
                 lastNumeric = v
             }
-            entries.append(BookmarkEntry(key: key, section: section, offset: itemOffset, flags: flags))
+            rows.append(BookmarkTOC.Row(key: key, storage: .stored(itemOffset), flags: flags))
         }
         // Apple writes entries sorted by key word, which is key order: sort only when needed.
         if !sorted {
-            entries.sort { $0.key < $1.key }
-            for i in entries.indices.dropFirst() where entries[i].key == entries[i - 1].key {
-                throw BookmarkFormatError(.duplicateKey(entries[i].key.description), at: abs + 20)
+            rows.sort { $0.key < $1.key }
+            for i in rows.indices.dropFirst() where rows[i].key == rows[i - 1].key {
+                throw BookmarkFormatError(.duplicateKey(rows[i].key.description), at: abs + 20)
             }
         }
-        return (BookmarkTOC(id: id, sortedUniqueEntries: entries), next)
+        return (BookmarkTOC(id: id, section: section, sortedUniqueRows: rows), next)
     }
 
     /// Validates a TOC-referenced item and charges its expanded size to the global budget.

@@ -49,7 +49,7 @@ extension ItemEncoder {
         let copied = section.bytes.withUnsafeBytes { b -> Bool in
             // `header` checked that the item lies inside the section.
             guard let source = b.baseAddress, p >= 8, n <= b.count - p else { return false }
-            append(source + (p - 8), 8 + n)
+            appendItem(source + (p - 8), 8 + n)
             return true
         }
         guard copied else {

@@ -16,6 +16,8 @@ struct SectionWriter {
     /// Per entry over all TOCs: its table row (raw key word, item offset, flags). An item offset
     /// of 0 means not written yet (offset 0 holds the first-TOC word, never an item).
     private let rows: UnsafeMutableBufferPointer<(UInt32, UInt32, UInt32)>
+    /// Where each TOC's table is written, per TOC.
+    private let tocOffsets: UnsafeMutableBufferPointer<UInt32>
 
     /// Runs `body` with a writer for `tocs`, its tables in temporary memory (on the stack for a
     /// bookmark's few dozen entries, where three arrays cost three allocations).
@@ -23,29 +25,35 @@ struct SectionWriter {
                               _ body: (inout SectionWriter) throws(BookmarkFormatError) -> R) throws(BookmarkFormatError) -> R
     {
         var total = 0
-        for toc in tocs { total += toc.entries.count }
+        for toc in tocs { total += toc.rows.count }
         let entries = total
         return try withUnsafeTemporaryAllocation(of: Int.self, capacity: tocs.count + 1) {
             (firstEntry) throws(BookmarkFormatError) -> R in
-            try withUnsafeTemporaryAllocation(of: (UInt32, UInt32, UInt32).self, capacity: entries) {
-                (rows) throws(BookmarkFormatError) -> R in
-                var writer = SectionWriter(tocs: tocs, headerSpace: headerSpace, firstEntry: firstEntry, rows: rows)
-                return try body(&writer)
+            try withUnsafeTemporaryAllocation(of: UInt32.self, capacity: tocs.count) {
+                (tocOffsets) throws(BookmarkFormatError) -> R in
+                try withUnsafeTemporaryAllocation(of: (UInt32, UInt32, UInt32).self, capacity: entries) {
+                    (rows) throws(BookmarkFormatError) -> R in
+                    var writer = SectionWriter(tocs: tocs, headerSpace: headerSpace, firstEntry: firstEntry, rows: rows,
+                                               tocOffsets: tocOffsets)
+                    return try body(&writer)
+                }
             }
         }
     }
 
     private init(tocs: [BookmarkTOC], headerSpace: Int, firstEntry: UnsafeMutableBufferPointer<Int>,
-                 rows: UnsafeMutableBufferPointer<(UInt32, UInt32, UInt32)>)
+                 rows: UnsafeMutableBufferPointer<(UInt32, UInt32, UInt32)>, tocOffsets: UnsafeMutableBufferPointer<UInt32>)
     {
         self.tocs = tocs
         self.headerSpace = headerSpace
         self.firstEntry = firstEntry
         self.rows = rows
+        self.tocOffsets = tocOffsets
+        tocOffsets.initialize(repeating: 0)
         var total = 0
         for (t, toc) in tocs.enumerated() {
             firstEntry[t] = total
-            total += toc.entries.count
+            total += toc.rows.count
         }
         firstEntry[tocs.count] = total
         rows.initialize(repeating: (0, 0, 0))
@@ -57,17 +65,19 @@ struct SectionWriter {
         // Phase 1: the first TOC's standard items in Apple's order.
         try writeStandardEntries(0, into: &e)
         // Phase 2: the other TOCs, each followed by its table.
-        var tocOffsets = [UInt32](repeating: 0, count: tocs.count)
+        // In the writer's temporary memory: a `[UInt32]` made here looked up its storage
+        // class's metadata in the runtime's table on every encode.
+        let tocOffsets = self.tocOffsets
         for t in tocs.indices.dropFirst() {
             try writeStandardEntries(t, into: &e)
             try writeRemainingEntries(t, into: &e)
             tocOffsets[t] = try e.alignedOffset()
-            e.appendZeros(20 + 12 * tocs[t].entries.count)
+            e.appendZeros(20 + 12 * tocs[t].rows.count)
         }
         // Phase 3: the first TOC's remaining items, then its table.
         try writeRemainingEntries(0, into: &e)
         tocOffsets[0] = try e.alignedOffset()
-        e.appendZeros(20 + 12 * tocs[0].entries.count)
+        e.appendZeros(20 + 12 * tocs[0].rows.count)
 
         for t in tocs.indices {
             fillTable(t, at: headerSpace + Int(tocOffsets[t]), next: t + 1 < tocs.count ? tocOffsets[t + 1] : 0, in: &e)
@@ -100,12 +110,14 @@ struct SectionWriter {
         }
     }
 
-    /// Writes entry i of TOC t (`entries`): its key's name (for a string key), then its item.
+    /// Writes entry i of TOC t (`entries`, its rows): its key's name (for a string key), then
+    /// its item, copied from `section` when still stored there.
     ///
     /// `entries` is passed in as an immutable array so that the entry's key and item are read
-    /// in place; copying the entry out of `tocs` retained and released both.
-    private mutating func writeEntry(_ entries: [BookmarkEntry], _ t: Int, _ i: Int, into e: inout ItemEncoder)
-        throws(BookmarkFormatError)
+    /// in place; copying the entry out of `tocs` retained and released both. `section` is the
+    /// TOC's, unretained: `tocs` keeps it alive for the call.
+    private mutating func writeEntry(_ entries: [BookmarkTOC.Row], _ section: Unmanaged<StoredSection>?, _ t: Int, _ i: Int,
+                                     into e: inout ItemEncoder) throws(BookmarkFormatError)
     {
         let raw: UInt32
         // The key is read through methods rather than a `switch` on a copy: copying a string
@@ -125,9 +137,12 @@ struct SectionWriter {
             raw = 0x8000_0000 | o
         }
         let o: UInt32
-        if let (section, offset) = entries[i].storage.storedUnretained {
-            // `entries` keeps the section alive for the call; not retaining it here saves two
-            // atomic operations per entry.
+        switch entries[i].storage {
+        case .stored(let offset):
+            guard let section else {
+                // Unreachable: a stored row always comes with its section.
+                throw BookmarkFormatError(.unencodable("stored item without its section"), at: nil)
+            }
             var failure: BookmarkFormatError? = nil
             o = section._withUnsafeGuaranteedRef { s in
                 do throws(BookmarkFormatError) {
@@ -138,12 +153,15 @@ struct SectionWriter {
                 }
             }
             if let failure { throw failure }
-        } else if case .item(let item) = entries[i].storage {
+        case .item(let item):
             o = try e.write(item)
-        } else {
-            o = 0
         }
         rows[firstEntry[t] + i] = (raw, o, entries[i].flags)
+    }
+
+    /// TOC t's section, unretained (`tocs` holds it).
+    private func section(of t: Int) -> Unmanaged<StoredSection>? {
+        tocs[t].section.map { Unmanaged.passUnretained($0) }
     }
 
     /// The standard keys present in TOC t, in Apple's order.
@@ -153,18 +171,22 @@ struct SectionWriter {
         let ranks = BookmarkDocument.appleItemOrder.count
         try withUnsafeTemporaryAllocation(of: Int.self, capacity: ranks) { (byRank) throws(BookmarkFormatError) in
             byRank.initialize(repeating: -1)
-            let entries = tocs[t].entries
+            let entries = tocs[t].rows
+            let section = section(of: t)
             for i in entries.indices {
                 guard case .numeric(let v) = entries[i].key else { break }
                 if let r = BookmarkDocument.appleRank(v), r < ranks { byRank[r] = i }
             }
-            for i in byRank where i >= 0 { try writeEntry(entries, t, i, into: &e) }
+            for i in byRank where i >= 0 { try writeEntry(entries, section, t, i, into: &e) }
         }
     }
 
     /// Every entry of TOC t not written yet, in key order.
     private mutating func writeRemainingEntries(_ t: Int, into e: inout ItemEncoder) throws(BookmarkFormatError) {
-        let entries = tocs[t].entries
-        for i in entries.indices where rows[firstEntry[t] + i].1 == 0 { try writeEntry(entries, t, i, into: &e) }
+        let entries = tocs[t].rows
+        let section = section(of: t)
+        for i in entries.indices where rows[firstEntry[t] + i].1 == 0 {
+            try writeEntry(entries, section, t, i, into: &e)
+        }
     }
 }

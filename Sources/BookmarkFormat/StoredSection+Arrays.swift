@@ -48,7 +48,7 @@ extension BookmarkDocument {
     /// there (not set since decoding).
     func storedTargetItem(_ key: BookmarkKey) -> (StoredSection, UInt32)? {
         guard let t = targetIndex, let i = tocs[t].index(of: key),
-            case .stored(let section, let offset) = tocs[t].entries[i].storage
+            case .stored(let offset) = tocs[t].rows[i].storage, let section = tocs[t].section
         else { return nil }
         return (section, offset)
     }

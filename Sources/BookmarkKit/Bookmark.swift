@@ -53,16 +53,16 @@ public struct Bookmark: Sendable, Hashable {
     /// Drops what was derived from the old record: emptied in place when no copy shares the
     /// cache (an edit right after decoding), otherwise replaced, so copies keep theirs.
     private mutating func forgetRecorded() {
-        if isKnownUniquelyReferenced(&recordedCache) {
+        if recordedCache.isUnshared() {
             recordedCache.forget()
         } else {
-            recordedCache = RecordedCache()
+            recordedCache = RecordedCache.make()
         }
     }
 
     /// What resolution compares against, derived from ``record`` once (on first resolution) and
     /// shared by copies; replaced whenever ``record`` changes. Not part of equality or hashing.
-    var recordedCache = RecordedCache()
+    var recordedCache = RecordedCache.make()
 
     /// Equal when the records are equal.
     public static func == (lhs: Bookmark, rhs: Bookmark) -> Bool { lhs.record == rhs.record }
@@ -114,46 +114,5 @@ public struct Bookmark: Sendable, Hashable {
     public var creationOptions: BookmarkCreationOptions {
         if case .pending(let creation) = storage { return creation.options }
         return BookmarkCreationOptions(rawValue: record.creationOptions ?? 0)
-    }
-}
-
-/// The ``Recorded`` form of one record, computed on first use (see ``Bookmark/recordedCache``).
-final class RecordedCache: Sendable {
-    private struct Known {
-        var recorded: Recorded?
-        /// The last unmoved resolution's memo (``UnmovedMemo``), for ``recorded``.
-        var unmoved: UnmovedMemo?
-    }
-
-    private let value = Locked(Known())
-
-    init() {}
-
-    /// Forgets the derived facts (the record changed).
-    func forget() { value.withLock { $0 = Known() } }
-
-    /// The recorded facts of `record`, which must be the record this cache belongs to. The
-    /// record is read only when they are not known yet: a new bookmark's record is filled then,
-    /// and a known one is not copied out of its bookmark on every resolution.
-    func recorded(for record: @autoclosure () -> BookmarkRecord) throws(BookmarkError) -> Recorded {
-        try recordedAndMemo(for: record()).recorded
-    }
-
-    /// ``recorded(for:)`` and the memo of its last unmoved resolution, if any, under one lock.
-    func recordedAndMemo(for record: @autoclosure () -> BookmarkRecord) throws(BookmarkError)
-        -> (recorded: Recorded, unmoved: UnmovedMemo?)
-    {
-        let known = value.withLock { $0 }
-        if let recorded = known.recorded { return (recorded, known.unmoved) }
-        let fresh = try Recorded(record())
-        value.withLock { $0 = Known(recorded: fresh) }
-        return (fresh, nil)
-    }
-
-    /// Keeps `memo`, made from a resolution of `recorded`, unless the record changed since.
-    func remember(_ memo: UnmovedMemo, for recorded: Recorded) {
-        value.withLock { known in
-            if known.recorded === recorded { known.unmoved = memo }
-        }
     }
 }

@@ -128,6 +128,44 @@ struct LazyStorageTests {
         #expect(try moved.encoded() == built.encoded())
     }
 
+    @Test func entriesOfTwoDecodedDocumentsMixInOneTOC() throws {
+        // A TOC keeps one section: the entries of the first document stay stored, those of the
+        // second are built, and the TOC reads, compares, hashes and encodes as if built of values.
+        let first = try Fixtures.record("fq-sample2.book").document
+        let second = try Fixtures.record("fq-sample1.book").document
+        let ours = (first.targetTOC?.entries ?? []).filter { $0.key != .fileName && $0.key != .volName }
+        let theirs = (second.targetTOC?.entries ?? []).filter { $0.key == .fileName || $0.key == .volName }
+        #expect(!theirs.isEmpty)
+        let all = ours + theirs
+        #expect(all.allSatisfy { $0.isStored })
+        let mixed = BookmarkTOC(id: 1, entries: all)
+        let byValue = BookmarkTOC(id: 1, entries: all.map { BookmarkEntry(key: $0.key, value: $0.value, flags: $0.flags) })
+        let stored = mixed.entries.filter { $0.isStored }.map { $0.key }
+        #expect(Set(stored) == Set(ours.map(\.key)))
+        for entry in theirs { #expect(mixed[entry.key] == entry.value) }
+        #expect(mixed == byValue)
+        #expect(mixed.hashValue == byValue.hashValue)
+        let bytes = try BookmarkDocument(tocs: [mixed]).encoded()
+        let valueBytes = try BookmarkDocument(tocs: [byValue]).encoded()
+        #expect(bytes == valueBytes)
+        #expect(try BookmarkDocument(decoding: bytes).targetTOC == byValue)
+    }
+
+    @Test func manyContainersGrowTheValidationMemo() throws {
+        // More containers than the memo's first room (eight), some of them shared by two keys,
+        // and nested: each is validated once, and the document reads and re-encodes as built.
+        var doc = BookmarkDocument()
+        for i in 0..<40 {
+            let inner: BookmarkItem = .array([.string("inner \(i % 5)"), .int64(Int64(i % 5))])
+            doc[.numeric(0xE000 + UInt32(i))] = .array([inner, .string("outer \(i % 20)")])
+        }
+        let bytes = try doc.encoded()
+        let lazy = try BookmarkDocument(decoding: bytes)
+        #expect(lazy == doc)
+        #expect(try lazy.encoded() == bytes)
+        #expect(lazy[.numeric(0xE000 + 27)] == .array([.array([.string("inner 2"), .int64(2)]), .string("outer 7")]))
+    }
+
     @Test func badItemsNestedAnywhereFailAtDecode() throws {
         // A bool with a payload, hidden inside an array inside a dictionary: refused when
         // decoding, not when the entry is read.
