@@ -46,15 +46,17 @@ extension ItemEncoder {
         guard n <= Int(UInt32.max) - 8, Int(offset) + 8 + n <= Int(UInt32.max) else {
             throw BookmarkFormatError(.unencodable("data section larger than 4 GiB"), at: nil)
         }
-        let copied = section.bytes.withUnsafeBytes { b -> Bool in
+        let hash = section.bytes.withUnsafeBytes { b -> UInt64? in
             // `header` checked that the item lies inside the section.
-            guard let source = b.baseAddress, p >= 8, n <= b.count - p else { return false }
+            guard let source = b.baseAddress, p >= 8, n <= b.count - p else { return nil }
             appendItem(source + (p - 8), 8 + n)
-            return true
+            // Hashed where it was read, not where it was just written: loading a word that two
+            // of the copy's overlapping stores wrote stalls until both have landed.
+            return ItemEncoder.hash(source + (p - 8), 8 + n)
         }
-        guard copied else {
+        guard let hash else {
             throw BookmarkFormatError(.unencodable("stored item outside its section"), at: nil)
         }
-        return finish(Mark(before: before, offset: offset))
+        return finish(Mark(before: before, offset: offset), hash: hash)
     }
 }
