@@ -334,6 +334,11 @@ struct CatalogScanner {
         var generation: Int64?
         var linkTarget: [UInt8]?
         var lastSeen: Int64
+        var root: Int64
+        var mode: Int64
+        var uid: Int64
+        var gid: Int64
+        var ctime: Int64
     }
 
     private func candidates(_ statements: EntryStatements, inode: UInt64) throws -> [Candidate] {
@@ -346,7 +351,8 @@ struct CatalogScanner {
                 Candidate(
                     id: lookup.int64(0), parent: lookup.optionalInt64(1), name: lookup.bytes(2) ?? [], kind: lookup.int64(3),
                     size: lookup.int64(4), mtime: lookup.int64(5), btime: lookup.optionalInt64(6), generation: lookup.optionalInt64(7),
-                    linkTarget: lookup.bytes(8), lastSeen: lookup.int64(9)))
+                    linkTarget: lookup.bytes(8), lastSeen: lookup.int64(9), root: lookup.int64(10), mode: lookup.int64(11),
+                    uid: lookup.int64(12), gid: lookup.int64(13), ctime: lookup.int64(14)))
         }
         return found
     }
@@ -396,6 +402,17 @@ struct CatalogScanner {
                             sql: "INSERT INTO change (scan_id, entry_id, kind) VALUES (?, ?, 'modified')", arguments: [scanID, row.id])
                     }
                 }
+                let changeTime = status.changeTime.nanosecondsSince1970
+                if !moved, !contentsChanged, row.root == rootID, row.mode == Int64(status.mode), row.uid == Int64(status.uid),
+                    row.gid == Int64(status.gid), row.ctime == changeTime, row.btime == born, row.generation == generationValue
+                {
+                    // Nothing stored changed: mark it seen and leave the rest (and the indexes) alone.
+                    let touch = statements.touch.reset()
+                    touch.bind(1, scanID)
+                    touch.bind(2, row.id)
+                    try touch.run()
+                    return row.id
+                }
                 let update = statements.update.reset()
                 update.bind(1, rootID)
                 update.bind(2, parent)
@@ -405,7 +422,7 @@ struct CatalogScanner {
                 update.bind(6, Int64(status.uid))
                 update.bind(7, Int64(status.gid))
                 update.bind(8, modified)
-                update.bind(9, status.changeTime.nanosecondsSince1970)
+                update.bind(9, changeTime)
                 update.bind(10, born)
                 update.bind(11, generationValue)
                 update.bind(12, linkTarget)

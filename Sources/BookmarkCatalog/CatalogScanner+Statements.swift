@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import GRDB
 
-/// The three statements a scan runs per entry, looked up in GRDB's statement cache once per scan.
+/// The statements a scan runs per entry, looked up in GRDB's statement cache once per scan.
 ///
 /// `Database.cachedStatement(sql:)` finds a statement by hashing its SQL text: for the insert's
 /// 300 characters, once per entry, that hash was the largest single cost of a first scan's writer
@@ -11,6 +11,10 @@ struct EntryStatements {
     let lookup: SQLiteBinder
     /// An entry matched by identity, brought up to date.
     let update: SQLiteBinder
+    /// An entry matched by identity with nothing changed but that it was seen. Setting only
+    /// `last_seen` leaves both indexes alone: the full update sets `parent_id` and `name`, and
+    /// SQLite rewrites an index entry for every indexed column a statement sets, changed or not.
+    let touch: SQLiteBinder
     /// A new entry.
     let insert: SQLiteBinder
 
@@ -18,7 +22,8 @@ struct EntryStatements {
         lookup = SQLiteBinder(
             try db.cachedStatement(
                 sql: """
-                    SELECT id, parent_id, name, kind, size, mtime, btime, generation, link_target, last_seen
+                    SELECT id, parent_id, name, kind, size, mtime, btime, generation, link_target, last_seen,
+                        root_id, mode, uid, gid, ctime
                     FROM entry WHERE volume_id = ? AND inode = ? AND deleted_in IS NULL
                     """), db)
         update = SQLiteBinder(
@@ -29,6 +34,7 @@ struct EntryStatements {
                         sha256 = CASE WHEN ? THEN NULL ELSE sha256 END, last_seen = ?
                     WHERE id = ?
                     """), db)
+        touch = SQLiteBinder(try db.cachedStatement(sql: "UPDATE entry SET last_seen = ? WHERE id = ?"), db)
         insert = SQLiteBinder(
             try db.cachedStatement(
                 sql: """

@@ -163,6 +163,47 @@ struct CatalogScanTests {
         }
     }
 
+    @Test("a re-scan that finds an entry unchanged only marks it seen; a change of mode, owner or ctime alone is still recorded", arguments: [FixtureFileSystem.ext4])
+    func rescanKeepsUnchangedAndRecordsMetadata(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let fixture = CatalogFixture(root: volume.path("data"))
+            try fixture.file("same.txt", "same")
+            try fixture.file("chmod.txt", "mode")
+            try fixture.file("chown.txt", "owner")
+            let catalog = try Catalog(path: volume.path("catalog.sqlite"))
+            try catalog.scan(root: fixture.root, options: ScanOptions(hashing: true))
+            let before = Dictionary(uniqueKeysWithValues: try #require(try catalog.snapshots().first).entries.map {
+                (String(decoding: $0.name, as: UTF8.self), $0)
+            })
+            #expect(chmod(fixture.path("chmod.txt"), 0o600) == 0)
+            let asRoot = geteuid() == 0
+            if asRoot { #expect(chown(fixture.path("chown.txt"), 65534, 65534) == 0) }
+            let rescan = try catalog.scan(root: fixture.root, options: ScanOptions(hashing: true))
+            #expect(try catalog.changes(inScan: rescan.scanID).isEmpty, "neither contents nor places changed")
+            let after = Dictionary(uniqueKeysWithValues: try #require(try catalog.snapshots().first).entries.map {
+                (String(decoding: $0.name, as: UTF8.self), $0)
+            })
+            let same = try #require(after["same.txt"])
+            let sameBefore = try #require(before["same.txt"])
+            #expect(same.id == sameBefore.id && same.sha256 != nil && same.sha256 == sameBefore.sha256, "kept, hash included")
+            #expect(same.lastSeen > sameBefore.lastSeen, "seen by the re-scan")
+            #expect(same.changedNanoseconds == sameBefore.changedNanoseconds && same.mode == sameBefore.mode)
+            let changed = try #require(after["chmod.txt"])
+            #expect(changed.mode & 0o777 == 0o600, "the new mode is recorded")
+            #expect(changed.changedNanoseconds != before["chmod.txt"]?.changedNanoseconds, "and the new ctime")
+            #expect(changed.lastSeen > sameBefore.lastSeen)
+            if asRoot {
+                #expect(after["chown.txt"]?.uid == 65534 && after["chown.txt"]?.gid == 65534, "the new owner is recorded")
+            } else {
+                print("rescanKeepsUnchangedAndRecordsMetadata: not root, so the owner change is not tried")
+            }
+            // A third scan after the file is deleted still finds it gone: being marked seen counts.
+            #expect(unlink(fixture.path("same.txt")) == 0)
+            let third = try catalog.scan(root: fixture.root)
+            #expect(third.deleted == 1)
+        }
+    }
+
     @Test("an unreadable directory is an error in the catalog, and what was known under it is kept", arguments: [FixtureFileSystem.ext4])
     func unreadableDirectory(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in
