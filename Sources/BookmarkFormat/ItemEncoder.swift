@@ -111,8 +111,8 @@ struct ItemEncoder {
     }
 
     /// Appends `n` bytes from `source` as ``append(_:_:)`` does, for an item of at least 8 bytes:
-    /// up to 64 bytes go as 8-byte words, the last one overlapping the one before, with no call
-    /// to `memmove` (a copied leaf is 12 to 40 bytes, and the call cost more than the copy).
+    /// up to 64 bytes go as 8-byte words, the last one overlapping the one before, inline rather
+    /// than through a call to `memmove` (a copied leaf is 12 to 40 bytes).
     @inline(__always)
     mutating func appendItem(_ source: UnsafeRawPointer, _ n: Int) {
         guard n >= 8, n <= 64 else { return append(source, n) }

@@ -174,7 +174,7 @@ extension Directory {
         }
         return Directory(
             descriptor: opened, policy: policy, auditLog: auditLog, backend: backend, caseFolding: caseFolding,
-            kernelResolverFailed: kernelResolverFailed.withLock { $0 })
+            kernelResolverFailed: kernelResolverFailed.failed)
     }
 
     func checkMode(_ mode: UInt32, allowed: UInt32, path: [UInt8]) throws(FileSystemError) {

@@ -100,7 +100,7 @@ extension Directory {
             case .failure(let errno): throw FileSystemError(syscall: "openat", errno: errno, path: displayPath)
             }
         }
-        if backend == .automatic, kernelResolverFailed.withLock({ $0 }) == nil {
+        if backend == .automatic, kernelResolverFailed.failed == nil {
             var attempt = 0
             while true {
                 let result: Result<CInt, Errno> = withCName(path) {
@@ -119,7 +119,7 @@ extension Directory {
                     Audit.policy(.fellBack(errno: .resourceTemporarilyUnavailable))
                 case .failure(.noFunction), .failure(.notPermitted):
                     let errno = result.failureErrno ?? .noFunction
-                    kernelResolverFailed.withLock { $0 = errno }
+                    kernelResolverFailed.record(errno)
                     Audit.policy(.fellBack(errno: errno))
                 case .failure(let errno):
                     throw kernelError(errno, path: path, policy: policy)
@@ -132,7 +132,7 @@ extension Directory {
             // user-space equivalent here, so it is refused rather than resolved less strictly:
             // ENOSYS/EPERM when openat2 is missing, EAGAIN when a rename storm outlasted the retries.
             let errno = backend == .walker
-                ? .notSupported : kernelResolverFailed.withLock { $0 } ?? .resourceTemporarilyUnavailable
+                ? .notSupported : kernelResolverFailed.failed ?? .resourceTemporarilyUnavailable
             throw FileSystemError(syscall: "openat2", errno: errno, path: displayPath)
         }
         var walker = PathWalker(root: root, policy: policy)

@@ -30,7 +30,7 @@ extension Directory {
         }
         var current = Directory(
             descriptor: base, policy: policy, auditLog: auditLog, backend: backend, caseFolding: caseFolding,
-            kernelResolverFailed: kernelResolverFailed.withLock { $0 })
+            kernelResolverFailed: kernelResolverFailed.failed)
         if components[existing...].contains([0x2E, 0x2E]) {
             // `..` in the part that does not exist yet: refused before anything is created.
             throw FileSystemError(syscall: "mkdirat", errno: .noSuchFileOrDirectory, path: FilePath(bytes: bytes))

@@ -30,7 +30,7 @@ public final class Directory: Sendable, CustomStringConvertible {
     /// The resolver chosen at creation.
     public let backend: ResolverBackend
 
-    let kernelResolverFailed: Locked<Errno?>
+    let kernelResolverFailed: KernelResolverState
     let caseFolding: CaseFoldingCache
 
     init(
@@ -42,7 +42,7 @@ public final class Directory: Sendable, CustomStringConvertible {
         self.auditLog = auditLog
         self.backend = backend
         self.caseFolding = caseFolding
-        self.kernelResolverFailed = Locked(kernelResolverFailed)
+        self.kernelResolverFailed = KernelResolverState(kernelResolverFailed)
     }
 
     /// Opens `path` as a root.
@@ -107,7 +107,7 @@ public final class Directory: Sendable, CustomStringConvertible {
         }
         return Directory(
             descriptor: fd, policy: policy ?? self.policy, auditLog: auditLog, backend: backend,
-            caseFolding: caseFolding, kernelResolverFailed: kernelResolverFailed.withLock { $0 })
+            caseFolding: caseFolding, kernelResolverFailed: kernelResolverFailed.failed)
     }
 
     /// The status of the directory itself (`statx` on the descriptor).
@@ -122,7 +122,10 @@ public final class Directory: Sendable, CustomStringConvertible {
 
     /// Runs `body` with this root's audit log as the task's observer (when it has one).
     func scoped<T>(_ body: () throws(FileSystemError) -> T) throws(FileSystemError) -> T {
-        try Self.scoped(auditLog, body)
+        // Tested without binding it first: the root's log is an existential, and copying it out
+        // on every operation (the usual case has none) retained its box.
+        if auditLog == nil { return try body() }
+        return try Self.scoped(auditLog, body)
     }
 
     static func scoped<T>(_ log: (any SyscallObserver)?, _ body: () throws(FileSystemError) -> T) throws(FileSystemError) -> T {
