@@ -117,6 +117,23 @@ struct ResolveCommandTests {
         #expect(found.status == 64)
         #expect(found.stderr.contains("bookmark catalog find CATALOG -- -dash.txt"), "\(found.stderr)")
         #expect(!found.stderr.contains("./-dash.txt"), "\(found.stderr)")
+        // Without an 'h', ArgumentParser's own message named one letter of the word ('-m' for
+        // `-mtime`), or, for a lone SOURCE, ran validation first ("give a SOURCE"): the same
+        // advice for both, and a long option or a missing value keeps ArgumentParser's message.
+        for (arguments, advice) in [
+            (["catalog", "find", "some.catalog", "-name"], "bookmark catalog find CATALOG -- -name"),
+            (["catalog", "find", "some.catalog", "-mtime"], "bookmark catalog find CATALOG -- -mtime"),
+            (["resolve", "-z.book"], "bookmark resolve -- -z.book"),
+            (["make", "-note.txt"], "bookmark make -o OUT -- -note.txt"),
+        ] {
+            let refused = try BookmarkTool.run(arguments)
+            #expect(refused.status == 64, "\(arguments)")
+            #expect(refused.stdout.isEmpty && refused.stderr.contains(advice), "\(arguments): \(refused.stderr)")
+        }
+        let longOption = try BookmarkTool.run(["resolve", "--bogus", "x"])
+        #expect(longOption.status == 64 && longOption.stderr.contains("Unknown option '--bogus'"), "\(longOption.stderr)")
+        let missingValue = try BookmarkTool.run(["make", "-o"])
+        #expect(missingValue.status == 64 && missingValue.stderr.contains("Missing value"), "\(missingValue.stderr)")
         let resolved = try BookmarkTool.run(["resolve", "-hidden.book"])
         #expect(resolved.stderr.contains("bookmark resolve -- -hidden.book"), "\(resolved.stderr)")
         #expect(try BookmarkTool.run(["make", "-h"]).status == 0)

@@ -19,7 +19,34 @@ struct BookmarkCommand: ParsableCommand {
             Self.exit(withError: ExitStatus.usage.exitCode)
         }
         FastPath.runIfHandled(arguments)
-        main(arguments)
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+        } catch {
+            // ArgumentParser says only "Unknown option '-name'" (or '-m' for `-mtime`, one letter
+            // of the cluster it tried), and when the word was the only source it runs the
+            // command's validation first, which then says "give a SOURCE". Such a word is never
+            // taken as an argument, so for any usage error the advice is about it, as for a
+            // cluster holding `-h`.
+            if let argument = singleDashWord(in: arguments), exitCode(for: error) == .validationFailure {
+                Output.error(refusalOfCluster(RawArguments.display(argument), subcommand: subcommandPath(in: arguments)))
+                Self.exit(withError: ExitStatus.usage.exitCode)
+            }
+            Self.exit(withError: error)
+        }
+    }
+
+    /// The first argument before `--` that starts with one `-`, is longer than a short flag, is
+    /// not a number, and holds a letter that is none of this command's short flags (`-0`, `-i`,
+    /// `-h`, `-o`): a file name or a `find` PATTERN that ArgumentParser reads as options.
+    static func singleDashWord(in arguments: [String]) -> String? {
+        let shortFlags: Set<Character> = ["0", "i", "h", "o"]
+        for argument in arguments {
+            if argument == "--" { return nil }
+            guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2, Double(argument) == nil else { continue }
+            if argument.dropFirst().contains(where: { !shortFlags.contains($0) }) { return argument }
+        }
+        return nil
     }
 
     /// The first argument before `--` that starts with one `-`, holds `h` and a character that is
