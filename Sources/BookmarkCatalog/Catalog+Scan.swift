@@ -295,7 +295,7 @@ struct CatalogScanner {
         // dictionary, whose hashing was a tenth of the writer's own time.
         var ids = DirectoryRowIDs()
         // The per-entry statements, looked up once for the whole walk (see `EntryStatements`).
-        let statements = try EntryStatements(db)
+        let statements = try EntryStatements(db, volumeID: volumeID, rootID: rootID, scanID: scanID)
         while let batch = channel.take() {
             for item in batch {
                 switch item {
@@ -342,8 +342,8 @@ struct CatalogScanner {
     }
 
     private func candidates(_ statements: EntryStatements, inode: UInt64) throws -> [Candidate] {
+        // The volume is bound once per scan (EntryStatements).
         let lookup = statements.lookup.reset()
-        lookup.bind(1, volumeID)
         lookup.bind(2, inode.storedBits)
         var found: [Candidate] = []
         while try lookup.next() {
@@ -407,8 +407,8 @@ struct CatalogScanner {
                     row.gid == Int64(status.gid), row.ctime == changeTime, row.btime == born, row.generation == generationValue
                 {
                     // Nothing stored changed: mark it seen and leave the rest (and the indexes) alone.
-                    let touch = statements.touch.reset()
-                    touch.bind(1, scanID)
+                    // `run` resets after each use; the scan id is bound once per scan.
+                    let touch = statements.touch
                     touch.bind(2, row.id)
                     try touch.run()
                     return row.id
@@ -433,9 +433,9 @@ struct CatalogScanner {
                 return row.id
             }
         }
-        let insert = statements.insert.reset()
-        insert.bind(1, volumeID)
-        insert.bind(2, rootID)
+        // `run` resets after each use; the volume, root and scan (1, 2, 16, 17) are bound once
+        // per scan.
+        let insert = statements.insert
         insert.bind(3, parent)
         insert.bind(4, name)
         insert.bind(5, Int64(kind.rawValue))
@@ -449,8 +449,6 @@ struct CatalogScanner {
         insert.bind(13, status.inode.storedBits)
         insert.bind(14, generationValue)
         insert.bind(15, linkTarget)
-        insert.bind(16, scanID)
-        insert.bind(17, scanID)
         try insert.run()
         let id = db.lastInsertedRowID
         if summary.isRescan {

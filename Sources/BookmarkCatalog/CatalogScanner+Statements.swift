@@ -18,7 +18,20 @@ struct EntryStatements {
     /// A new entry.
     let insert: SQLiteBinder
 
-    init(_ db: Database) throws {
+    /// Prepares the statements for one scan, binding once the values every entry shares (the
+    /// volume, the root and the scan): SQLite keeps a statement's bindings across resets, and
+    /// each `sqlite3_bind_*` call locks the connection's mutex (Debian's SQLite is serialized).
+    init(_ db: Database, volumeID: Int64, rootID: Int64, scanID: Int64) throws {
+        try self.init(db)
+        lookup.bind(1, volumeID)
+        touch.bind(1, scanID)
+        insert.bind(1, volumeID)
+        insert.bind(2, rootID)
+        insert.bind(16, scanID)
+        insert.bind(17, scanID)
+    }
+
+    private init(_ db: Database) throws {
         lookup = SQLiteBinder(
             try db.cachedStatement(
                 sql: """
