@@ -67,9 +67,10 @@ struct DataSectionDecoder {
         var lastString: Range<Int>? = nil
         for i in 0..<count {
             let e = abs + 20 + 12 * i
-            let rawKey = try reader.u32le(e)
-            let itemOffset = try reader.u32le(e + 4)
-            let flags = try reader.u32le(e + 8)
+            // Inside the section: `count` was checked against the room after the header above.
+            let rawKey = reader.u32leInBounds(e)
+            let itemOffset = reader.u32leInBounds(e + 4)
+            let flags = reader.u32leInBounds(e + 8)
             let key: BookmarkKey
             if rawKey & 0x8000_0000 != 0 {
                 let keyOffset = rawKey & 0x7FFF_FFFF

@@ -143,6 +143,15 @@ struct ItemEncoder {
         count += 4
     }
 
+    /// Overwrites `count` words from output offset `o` on with what `body` stores through the
+    /// pointer it is given (words at byte offsets 0, 4, …), after one bounds check for all of
+    /// them; nothing is written when they are not all within the output. For a TOC's table,
+    /// which ``setU32(_:at:)`` checked word by word.
+    func setWords(at o: Int, count: Int, _ body: (UnsafeMutableRawPointer) -> Void) {
+        guard o >= 0, count >= 0, 4 * count <= self.count - o else { return }
+        body(out + o)
+    }
+
     /// Overwrites the word at output offset `o` (which must be written already; ignored otherwise).
     func setU32(_ v: UInt32, at o: Int) {
         guard o >= 0, o <= count - 4 else { return }

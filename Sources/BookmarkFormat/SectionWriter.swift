@@ -93,20 +93,23 @@ struct SectionWriter {
         var sorted = true
         for i in (lo + 1)..<max(hi, lo + 1) where rows[i - 1].0 > rows[i].0 { sorted = false }
         if !sorted { rows[lo..<hi].sort { $0.0 < $1.0 } }
-        var o = start
-        func put(_ v: UInt32) {
-            e.setU32(v, at: o)
-            o += 4
-        }
-        put(UInt32(12 * (hi - lo) + 12))
-        put(0xFFFF_FFFE)
-        put(tocs[t].id)
-        put(next)
-        put(UInt32(hi - lo))
-        for i in lo..<hi {
-            put(rows[i].0)
-            put(rows[i].1)
-            put(rows[i].2)
+        // The table's header and rows, bounds-checked once (`appendZeros` made room for them).
+        let rows = self.rows
+        let id = tocs[t].id
+        e.setWords(at: start, count: 5 + 3 * (hi - lo)) { table in
+            func put(_ index: Int, _ v: UInt32) { table.storeBytes(of: v.littleEndian, toByteOffset: 4 * index, as: UInt32.self) }
+            put(0, UInt32(12 * (hi - lo) + 12))
+            put(1, 0xFFFF_FFFE)
+            put(2, id)
+            put(3, next)
+            put(4, UInt32(hi - lo))
+            var k = 5
+            for i in lo..<hi {
+                put(k, rows[i].0)
+                put(k + 1, rows[i].1)
+                put(k + 2, rows[i].2)
+                k += 3
+            }
         }
     }
 
