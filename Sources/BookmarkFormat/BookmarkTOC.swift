@@ -117,9 +117,6 @@ package struct BookmarkTOC: Sendable, Hashable {
     /// The keys, in order.
     package var keys: [BookmarkKey] { rows.map(\.key) }
 
-    /// How many entries the TOC has.
-    package var count: Int { rows.count }
-
     func index(of key: BookmarkKey) -> Int? {
         let i = lowerBound(key)
         return i < rows.count && rows[i].key == key ? i : nil

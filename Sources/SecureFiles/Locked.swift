@@ -105,12 +105,26 @@ package final class Condition<Value>: @unchecked Sendable {
 /// A mutex in an allocation of its own (POSIX forbids moving one).
 private func makeMutex() -> UnsafeMutablePointer<pthread_mutex_t> {
     let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    mutex.initialize(to: pthread_mutex_t())
-    pthread_mutex_init(mutex, nil)
+    initializeMutex(mutex)
     return mutex
 }
 
 private func destroyMutex(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
-    pthread_mutex_destroy(mutex)
+    deinitializeMutex(mutex)
     mutex.deallocate()
+}
+
+/// Makes a mutex in memory that will not move (``Locked``'s own allocation, ``InlineLocked``'s
+/// tail element).
+@usableFromInline
+func initializeMutex(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+    mutex.initialize(to: pthread_mutex_t())
+    pthread_mutex_init(mutex, nil)
+}
+
+/// Destroys a mutex made by ``initializeMutex(_:)``, leaving its memory to its owner.
+@usableFromInline
+func deinitializeMutex(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+    pthread_mutex_destroy(mutex)
+    mutex.deinitialize(count: 1)
 }

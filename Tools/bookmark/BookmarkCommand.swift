@@ -28,7 +28,7 @@ struct BookmarkCommand: ParsableCommand {
             // command's validation first, which then says "give a SOURCE". Such a word is never
             // taken as an argument, so for any usage error the advice is about it, as for a
             // cluster holding `-h`.
-            if let argument = singleDashWord(in: arguments), exitCode(for: error) == .validationFailure {
+            if let argument = singleDashWords(in: arguments).first, exitCode(for: error) == .validationFailure {
                 Output.error(refusalOfCluster(RawArguments.display(argument), subcommand: subcommandPath(in: arguments)))
                 Self.exit(withError: ExitStatus.usage.exitCode)
             }
@@ -36,33 +36,28 @@ struct BookmarkCommand: ParsableCommand {
         }
     }
 
-    /// The first argument before `--` that starts with one `-`, is longer than a short flag, is
-    /// not a number, and holds a letter that is none of this command's short flags (`-0`, `-i`,
-    /// `-h`, `-o`): a file name or a `find` PATTERN that ArgumentParser reads as options.
-    static func singleDashWord(in arguments: [String]) -> String? {
-        let shortFlags: Set<Character> = ["0", "i", "h", "o"]
-        for argument in arguments {
-            if argument == "--" { return nil }
-            guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2, Double(argument) == nil else { continue }
-            if argument.dropFirst().contains(where: { !shortFlags.contains($0) }) { return argument }
-        }
-        return nil
-    }
-
-    /// The first argument before `--` that starts with one `-`, holds `h` and a character that is
-    /// none of the short flags (`-0`, `-i`, `-h`): `-dash.txt`, not `-h` or `-0h`.
+    /// The first ``singleDashWords(in:)`` that holds an `h` (`-dash.txt`, not `-h` or `-0h`):
+    /// one ArgumentParser would read as a cluster of short flags asking for help.
     static func helpCluster(in arguments: [String]) -> String? {
-        let shortFlags: Set<Character> = ["0", "i", "h"]
-        for argument in arguments {
-            if argument == "--" { return nil }
-            guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2 else { continue }
-            let letters = argument.dropFirst()
-            if letters.contains("h"), letters.contains(where: { !shortFlags.contains($0) }) { return argument }
-        }
-        return nil
+        singleDashWords(in: arguments).first { $0.contains("h") }
     }
 
-    /// The message for an argument refused by ``helpCluster(in:)``, with advice that works for
+    /// The arguments before `--` that start with one `-`, are longer than a short flag, are not
+    /// numbers, and hold a character that is none of the short flags (`-0`, `-i`, `-h`): file
+    /// names or `find` PATTERNs that ArgumentParser would read as options, never as arguments.
+    static func singleDashWords(in arguments: [String]) -> [String] {
+        let shortFlags: Set<Character> = ["0", "i", "h"]
+        var words: [String] = []
+        for argument in arguments {
+            if argument == "--" { break }
+            guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2, Double(argument) == nil else { continue }
+            if argument.dropFirst().contains(where: { !shortFlags.contains($0) }) { words.append(argument) }
+        }
+        return words
+    }
+
+    /// The message for an argument refused by ``helpCluster(in:)`` (or any of
+    /// ``singleDashWords(in:)`` when the command line fails), with advice that works for
     /// the subcommand it was given to: a file name can also be written `./NAME`, but a
     /// `catalog find` PATTERN cannot (`./-dash.txt` is a path glob, which matches nothing there).
     static func refusalOfCluster(_ shown: String, subcommand: [String]) -> String {
