@@ -118,6 +118,8 @@ struct CatalogScanner {
     private var scanID: Int64 = 0
     private var summary: ScanSummary
     private var needsLookups = true
+    /// A first scan's inserts, several rows per statement (`nil`: one at a time).
+    private var newEntries: NewEntryInserts?
     private var directories = 0
     private var pendingInBatch = 0
     private var lastProgress = ContinuousClock.now
@@ -188,10 +190,17 @@ struct CatalogScanner {
                 let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
                 try db.execute(sql: "PRAGMA cache_size = \(CatalogScanner.scanCacheSize)")
                 defer { try? db.execute(sql: "PRAGMA cache_size = \(cache)") }
-                try db.beginTransaction()
-                try walk(db)
-                try finish(db)
-                try db.commit()
+                // Immediate, as every transaction of the scan: see NewEntryInserts.
+                try db.beginTransaction(.immediate)
+                do {
+                    try walk(db)
+                    try finish(db)
+                    try db.commit()
+                } catch {
+                    // The batch since the last commit goes; GRDB traps on a transaction left open.
+                    if db.isInsideTransaction { try? db.rollback() }
+                    throw error
+                }
             }
         } catch let error as CatalogError {
             throw error
@@ -296,6 +305,10 @@ struct CatalogScanner {
         var ids = DirectoryRowIDs()
         // The per-entry statements, looked up once for the whole walk (see `EntryStatements`).
         let statements = try EntryStatements(db, volumeID: volumeID, rootID: rootID, scanID: scanID)
+        if !needsLookups {
+            var inserts = try NewEntryInserts(db, one: statements.insert, volumeID: volumeID, rootID: rootID, scanID: scanID)
+            if try inserts.startTransaction(db) { newEntries = inserts }
+        }
         while let batch = channel.take() {
             for item in batch {
                 switch item {
@@ -320,6 +333,7 @@ struct CatalogScanner {
                 }
             }
         }
+        try newEntries?.flush(db)
     }
 
     /// A catalogued object the scan may match, as the identity look-up reads it.
@@ -433,24 +447,20 @@ struct CatalogScanner {
                 return row.id
             }
         }
-        // `run` resets after each use; the volume, root and scan (1, 2, 16, 17) are bound once
-        // per scan.
-        let insert = statements.insert
-        insert.bind(3, parent)
-        insert.bind(4, name)
-        insert.bind(5, Int64(kind.rawValue))
-        insert.bind(6, status.size.storedBits)
-        insert.bind(7, Int64(status.mode))
-        insert.bind(8, Int64(status.uid))
-        insert.bind(9, Int64(status.gid))
-        insert.bind(10, modified)
-        insert.bind(11, status.changeTime.nanosecondsSince1970)
-        insert.bind(12, born)
-        insert.bind(13, status.inode.storedBits)
-        insert.bind(14, generationValue)
-        insert.bind(15, linkTarget)
-        try insert.run()
-        let id = db.lastInsertedRowID
+        let entry = NewEntry(
+            id: 0, parent: parent, name: name, kind: Int64(kind.rawValue), size: status.size.storedBits, mode: Int64(status.mode),
+            uid: Int64(status.uid), gid: Int64(status.gid), mtime: modified, ctime: status.changeTime.nanosecondsSince1970, btime: born,
+            inode: status.inode.storedBits, generation: generationValue, linkTarget: linkTarget)
+        let id: Int64
+        if let filed = try newEntries?.add(entry, db) {
+            id = filed
+        } else {
+            // `run` resets after each use; the volume, root and scan (1, 2, 16, 17) are bound once
+            // per scan.
+            entry.bind(to: statements.insert, first: 3)
+            try statements.insert.run()
+            id = db.lastInsertedRowID
+        }
         if summary.isRescan {
             summary.added += 1
             try db.execute(sql: "INSERT INTO change (scan_id, entry_id, kind) VALUES (?, ?, 'added')", arguments: [scanID, id])
@@ -473,9 +483,14 @@ struct CatalogScanner {
 
     private mutating func commitIfBatchFull(_ db: Database) throws {
         guard pendingInBatch >= options.batchSize else { return }
+        try newEntries?.flush(db)
         try db.execute(sql: "UPDATE scan SET entries = ?, errors = ? WHERE id = ?", arguments: [summary.entries, summary.errors, scanID])
         try db.commit()
-        try db.beginTransaction()
+        // Immediate: the new entries' ids are counted on from the table's largest (NewEntryInserts).
+        try db.beginTransaction(.immediate)
+        if var inserts = newEntries {
+            newEntries = try inserts.startTransaction(db) ? inserts : nil
+        }
         pendingInBatch = 0
     }
 

@@ -81,6 +81,49 @@ struct CatalogRobustnessTests {
         }
     }
 
+    @Test("the catalog's volume full during a scan: a `database` error, no crash, the catalog as of its last commit; with room again a scan completes it", arguments: [FixtureFileSystem.ext4, .xfs])
+    func volumeFullDuringScan(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(kind) { volume in
+            let fixture = CatalogFixture(root: volume.path("tree"))
+            try Shell.check([
+                "sh", "-c", "cd '\(volume.path(""))' && mkdir tree && cd tree && for d in $(seq 1 50); do mkdir d$d; (cd d$d && touch $(seq -f f%g 1 100)); done",
+            ])
+            let catalogPath = volume.path("tree.catalog")
+            let filler = volume.path("filler")
+            do {
+                let catalog = try Catalog(path: catalogPath)
+                // Everything but about 64 KiB taken (as root, ext4's reserve too): the bulk allocated,
+                // the rest written until the volume refuses, then 64 KiB given back. 5,051 entries
+                // need far more.
+                var space = statvfs()
+                #expect(statvfs(volume.path(""), &space) == 0)
+                let free = Int64(space.f_bfree) * Int64(space.f_frsize)
+                try Shell.check(["fallocate", "-l", "\(max(free - (4 << 20), 4096))", filler])
+                _ = try Shell.run(["dd", "if=/dev/zero", "of=\(filler)-rest", "bs=64K"])
+                try Shell.check(["sync", "-f", filler])
+                try Shell.check(["truncate", "-s", "-64K", "\(filler)-rest"])
+                var thrown: CatalogError?
+                do throws(CatalogError) {
+                    _ = try catalog.scan(root: fixture.root, options: ScanOptions(batchSize: 100))
+                } catch {
+                    thrown = error
+                }
+                let error = try #require(thrown, "a scan into a full volume must fail")
+                #expect(error.code == .database, "\(error)")
+                print("\(kind): \(error)")
+            }
+            try FileManager.default.removeItem(atPath: filler)
+            try FileManager.default.removeItem(atPath: filler + "-rest")
+            try checkConsistent(catalogPath)
+            let catalog = try Catalog(path: catalogPath)
+            let summary = try catalog.scan(root: fixture.root)
+            #expect(summary.entries == 5_051 && summary.errors == 0)
+            #expect(try catalog.roots().first?.hasUnfinishedScan == false)
+            try checkConsistent(catalogPath)
+            try compare(catalogPath, root: fixture.root)
+        }
+    }
+
     @Test("files created, renamed and deleted during scans: no crash, a consistent catalog, and a quiet scan matches the disk", arguments: catalogFileSystems)
     func racingScan(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in
