@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 
 @testable import BookmarkCatalog
@@ -95,6 +96,38 @@ struct CatalogNewEntriesTests {
         // A re-scan of the unchanged tree matches every entry (its look-ups see the stored rows).
         let again = try catalog.scan(root: fixture.root, options: ScanOptions(batchSize: batchSize))
         #expect(again.isRescan && again.added == 0 && again.deleted == 0 && again.moved == 0 && again.modified == 0)
+    }
+
+    @Test("two first scans into one catalog at once, from two connections: their transactions take turns, and each stores its tree exactly")
+    func twoScansAtOnce() throws {
+        let (first, folder, cleanUp) = CatalogFixture.temporary("catalog-rows")
+        defer { cleanUp() }
+        let second = CatalogFixture(root: folder + "/second")
+        try makeTree(first)
+        try makeTree(second)
+        let path = folder + "/shared.catalog"
+        _ = try Catalog(path: path)
+        let failures = Mutex<[String]>([])
+        let started = DispatchGroup()
+        for fixture in [first, second] {
+            started.enter()
+            Thread.detachNewThread {
+                defer { started.leave() }
+                do {
+                    // Small transactions, so that the two scans' transactions interleave.
+                    _ = try Catalog(path: path).scan(root: fixture.root, options: ScanOptions(batchSize: 20))
+                } catch {
+                    failures.withLock { $0.append("\(fixture.root): \(error)") }
+                }
+            }
+        }
+        started.wait()
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        let catalog = try Catalog(path: path)
+        #expect(try catalogued(catalog, first) == (try onDisk(first)))
+        #expect(try catalogued(catalog, second) == (try onDisk(second)))
+        let problems = try catalog.database.read { db in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count }
+        #expect(problems == 0)
     }
 
     @Test("after another volume's rows, ids go on from the largest; near Int64.max the scan writes a row at a time, and is as right")
