@@ -448,7 +448,7 @@ struct CatalogScanner {
             }
         }
         let entry = NewEntry(
-            id: 0, parent: parent, name: name, kind: Int64(kind.rawValue), size: status.size.storedBits, mode: Int64(status.mode),
+            parent: parent, name: name, kind: Int64(kind.rawValue), size: status.size.storedBits, mode: Int64(status.mode),
             uid: Int64(status.uid), gid: Int64(status.gid), mtime: modified, ctime: status.changeTime.nanosecondsSince1970, btime: born,
             inode: status.inode.storedBits, generation: generationValue, linkTarget: linkTarget)
         let id: Int64

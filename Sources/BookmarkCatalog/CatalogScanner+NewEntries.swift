@@ -4,8 +4,6 @@ import GRDB
 /// What a scan stores for an object the catalog does not have yet (the columns that differ from
 /// entry to entry; the volume, root and scan are bound once per scan).
 struct NewEntry {
-    /// The row id the entry gets: known before its insert runs, so that its children can name it.
-    var id: Int64
     var parent: Int64?
     var name: [UInt8]
     var kind: Int64
@@ -68,6 +66,8 @@ struct NewEntryInserts {
     private let many: SQLiteBinder
     private let one: SQLiteBinder
     private var pending: [NewEntry] = []
+    /// The id the next entry filed gets (set by ``startTransaction(_:)``); the pending ones have
+    /// the ids just below it.
     private var nextID: Int64 = 1
 
     /// Prepares the statements; `one` is the scan's single-row insert (the volume, root and scan
@@ -104,19 +104,20 @@ struct NewEntryInserts {
         return true
     }
 
-    /// Files an entry for insertion; returns the id it will have.
+    /// Files an entry for insertion; returns the id it will have (known before its insert runs,
+    /// so that its children can name it).
     mutating func add(_ entry: NewEntry, _ db: Database) throws -> Int64 {
-        var entry = entry
-        entry.id = nextID
+        let id = nextID
         nextID += 1
         pending.append(entry)
         if pending.count == Self.rowsPerInsert { try flush(db) }
-        return entry.id
+        return id
     }
 
     /// Inserts the entries filed and not yet inserted: before a commit, and after the walk.
     mutating func flush(_ db: Database) throws {
-        guard let last = pending.last?.id else { return }
+        guard !pending.isEmpty else { return }
+        let last = nextID - 1
         if pending.count == Self.rowsPerInsert {
             for (row, entry) in pending.enumerated() {
                 entry.bind(to: many, first: 4 + Int32(row) * NewEntry.boundValues)
