@@ -2,6 +2,7 @@
 #if os(Linux)
     import Foundation
     import SecureFiles
+    import Synchronization
     import SystemPackage
 
     /// The statuses of a large directory's children in the original package, read ahead on a
@@ -25,17 +26,36 @@
 
         /// How far the reader may run ahead, in children.
         private static let lead = 1024
-        /// Children read between two publications.
+        /// Children read between two publications of `ready`.
         private static let step = 32
+        /// How often the caller tells the reader where it is: a reader held back by `lead` then
+        /// wakes for this many children at a time, not for every `step`.
+        private static let report = 256
 
         private let names: [[UInt8]?]
         private let directory: OwnedDescriptor
-        /// Slot `i` is written by the reader before `ready` passes `i`, and read by the caller only
-        /// after it saw that, under the condition's lock.
-        private let slots: UnsafeMutablePointer<Result<FileStatus, FileSystemError>?>
-        private let progress = Condition((ready: 0, wanted: 0, stop: false))
+        /// Slot `i` is written by the reader before it stores a `ready` above `i` (releasing), and
+        /// read by the caller only after it loaded such a `ready` (acquiring). A status, or `nil`
+        /// when the read failed: the caller then reads it again itself and meets the error there.
+        /// (A plain value: a `Result` carrying the error cost a generic copy and destroy per child.)
+        private let slots: UnsafeMutablePointer<FileStatus?>
+        /// How many slots the reader has filled.
+        private let ready = Atomic<Int>(0)
+        /// The child the caller is at (it has used every slot below it).
+        private let wanted = Atomic<Int>(0)
+        private let stopped = Atomic<Bool>(false)
+        /// Set by a side that is about to sleep; the other side wakes it (`sleep`) only then.
+        /// Each side stores its progress, then loads the other's flag; each sleeper stores its
+        /// flag, then loads the progress under `sleep`'s lock: with sequentially consistent
+        /// atomics one of the two sees the other, so no wake-up is lost, and in the usual case
+        /// (the reader ahead, neither waiting) the hand-off takes no lock and no system call.
+        /// (Before: one lock for both sides every 32 children, contended; 1,165 `futex` calls per
+        /// 10,000-child save.)
+        private let readerSleeps = Atomic<Bool>(false)
+        private let callerSleeps = Atomic<Bool>(false)
+        private let sleep = Condition(())
         private let exited = DispatchSemaphore(value: 0)
-        /// The caller's view of `ready`, refreshed only when it must wait.
+        /// The caller's view of `ready`, refreshed only when it runs out.
         private var seen = 0
 
         /// Starts reading `names` (`nil`: nothing to read for that child) in `directory`.
@@ -60,41 +80,56 @@
 
         private func read() {
             var index = 0
-            while index < names.count {
-                // Not too far ahead of the caller, and not past a stop.
-                let go = progress.wait(atMost: .seconds(3600), until: { $0.stop || index < $0.wanted + Self.lead }) { state, _ in
-                    !state.stop
+            while index < names.count, !stopped.load(ordering: .sequentiallyConsistent) {
+                // Not too far ahead of the caller.
+                if index >= wanted.load(ordering: .sequentiallyConsistent) + Self.lead {
+                    readerSleeps.store(true, ordering: .sequentiallyConsistent)
+                    sleep.wait(atMost: .seconds(3600), until: { _ in
+                        stopped.load(ordering: .sequentiallyConsistent)
+                            || index < wanted.load(ordering: .sequentiallyConsistent) + Self.lead
+                    }) { _, _ in }
+                    readerSleeps.store(false, ordering: .sequentiallyConsistent)
+                    continue
                 }
-                guard go else { return }
                 let end = min(index + Self.step, names.count)
                 for position in index..<end {
-                    if let name = names[position] {
-                        slots[position] = Result { () throws(FileSystemError) in try directory.statusOfChild(name) }
-                    }
+                    if let name = names[position] { slots[position] = try? directory.statusOfChild(name) }
                 }
                 index = end
-                progress.update { $0.ready = end }
+                ready.store(end, ordering: .sequentiallyConsistent)
+                if callerSleeps.load(ordering: .sequentiallyConsistent) { sleep.update { _ in } }
             }
         }
 
-        /// The status of child `index` (`nil` when it had no name to read), waiting for the reader
-        /// if it has not got there yet. Called in order of `index`, from one thread.
-        func status(at index: Int) -> Result<FileStatus, FileSystemError>? {
+        /// The status of child `index` (`nil` when it had no name to read or the read failed: the
+        /// caller reads it itself), waiting for the reader if it has not got there yet. Called in
+        /// order of `index`, from one thread.
+        func status(at index: Int) -> FileStatus? {
             guard index >= 0, index < names.count else { return nil }
+            if index % Self.report == 0 {
+                wanted.store(index, ordering: .sequentiallyConsistent)
+                if readerSleeps.load(ordering: .sequentiallyConsistent) { sleep.update { _ in } }
+            }
             if index >= seen {
-                // Say where the caller is first: the reader may be waiting to be let further ahead.
-                progress.update { $0.wanted = index }
-                seen = progress.wait(atMost: .seconds(3600), until: { $0.ready > index }) { state, _ in state.ready }
-                if index >= seen { return nil }
-            } else if index % Self.step == 0 {
-                progress.update { $0.wanted = index }
+                seen = ready.load(ordering: .sequentiallyConsistent)
+                if index >= seen {
+                    // Say where the caller is first: the reader may be held back by `lead`.
+                    wanted.store(index, ordering: .sequentiallyConsistent)
+                    if readerSleeps.load(ordering: .sequentiallyConsistent) { sleep.update { _ in } }
+                    callerSleeps.store(true, ordering: .sequentiallyConsistent)
+                    sleep.wait(atMost: .seconds(3600), until: { _ in ready.load(ordering: .sequentiallyConsistent) > index }) { _, _ in }
+                    callerSleeps.store(false, ordering: .sequentiallyConsistent)
+                    seen = ready.load(ordering: .sequentiallyConsistent)
+                    if index >= seen { return nil }
+                }
             }
             return slots[index]
         }
 
         /// Stops the reader and waits for it: after this the directory may be closed.
         func finish() {
-            progress.update { $0.stop = true }
+            stopped.store(true, ordering: .sequentiallyConsistent)
+            sleep.update { _ in }
             exited.wait()
         }
     }

@@ -48,15 +48,14 @@
 
         /// Appends the descendants to `all`, each with its place; one array for the whole tree
         /// (each level making its own array and appending it to its parent's copied every entry
-        /// once per level above it).
+        /// once per level above it). The caller holds ``FileWrapper/lock``, which is one lock for
+        /// every wrapper: taking it again for each child only cost time.
         private func collectWithPlaces(into all: inout [(FileWrapper, [[UInt8]]?)]) {
             guard let table = storedChildren else { return }
             all.reserveCapacity(all.count + table.dictionary.count)
             for child in table.dictionary.values {
-                child.locked {
-                    all.append((child, child.source?.components))
-                    if child.kind == .directory { child.collectWithPlaces(into: &all) }
-                }
+                all.append((child, child.source?.components))
+                if child.kind == .directory { child.collectWithPlaces(into: &all) }
             }
         }
 
@@ -76,17 +75,16 @@
             }
         }
 
+        /// The caller holds ``FileWrapper/lock`` (no lock per child, as in ``collectWithPlaces(into:)``).
         private func markInPlace(under parentPlace: [[UInt8]], with mark: UInt64) {
             guard let table = storedChildren else { return }
             for (key, child) in table.dictionary {
-                child.locked {
-                    guard let components = child.source?.components, components.count == parentPlace.count + 1,
-                        components.last == child.nameOnDisk(key: key), components.dropLast().elementsEqual(parentPlace)
-                    else { return }
-                    child.placeMark = mark
-                    // A child is in place when its parents are: only those are descended into.
-                    if child.kind == .directory { child.markInPlace(under: components, with: mark) }
-                }
+                guard let components = child.source?.components, components.count == parentPlace.count + 1,
+                    let last = components.last, child.isNamed(last, key: key), components.dropLast().elementsEqual(parentPlace)
+                else { continue }
+                child.placeMark = mark
+                // A child is in place when its parents are: only those are descended into.
+                if child.kind == .directory { child.markInPlace(under: components, with: mark) }
             }
         }
 

@@ -167,9 +167,8 @@
         /// Writes `node`'s children into the new directory `directory`, which is at `components`
         /// beneath the package, in the order of their keys.
         private func fill(_ directory: Directory, with node: FileWrapper, at components: [[UInt8]], original: OwnedDescriptor?) throws {
-            guard let table = node.loadedChildren() else { throw unreadable(node) }
-            // The pairs sorted, not the keys: no look-up of each child by its key afterwards.
-            let children = table.dictionary.sorted { $0.key < $1.key }
+            // The pairs in key order, not the keys: no look-up of each child by its key afterwards.
+            guard let children = node.loadedChildrenInKeyOrder() else { throw unreadable(node) }
             // A large directory's children in the original are read ahead on another core
             // (ChildStatusPrefetch); the reader is stopped before `original` can be closed.
             // Each child's name in the original, worked out once: for the read-ahead, the check and
@@ -180,29 +179,27 @@
                 prefetch = ChildStatusPrefetch(names: originalNames, in: original)
             }
             defer { prefetch?.finish() }
+            // The writer holds FileWrapper.lock (one lock for every wrapper): no lock per child.
             for (index, (key, child)) in children.enumerated() {
-                let name = child.nameOnDisk(key: key)
-                try child.locked { () throws -> Void in
-                    try write(
-                        child, as: name, under: components, in: directory, original: original,
-                        originalName: original == nil ? nil : originalNames[index], prefetched: prefetch?.status(at: index))
-                }
+                try write(
+                    child, as: child.nameOnDisk(key: key), under: components, in: directory, original: original,
+                    originalName: original == nil ? nil : originalNames[index], prefetched: prefetch?.status(at: index))
             }
         }
 
         /// Writes one child, `name` in the directory at `components` beneath the package.
         /// `originalName`: its ``FileWrapper/originalName``, when there is an original.
         /// `prefetched`: its status in the original, read ahead (``ChildStatusPrefetch``), used
-        /// instead of reading it again.
+        /// instead of reading it again; `nil` when there is none (it is read here if needed).
         private func write(
             _ child: FileWrapper, as name: [UInt8], under components: [[UInt8]], in directory: Directory,
-            original: OwnedDescriptor?, originalName: [UInt8]?, prefetched: Result<FileStatus, FileSystemError>? = nil
+            original: OwnedDescriptor?, originalName: [UInt8]?, prefetched: FileStatus? = nil
         ) throws {
             let checked = try checkUnchanged(child, named: originalName, in: original, prefetched: prefetched)
             switch child.kind {
             case .regular:
                 let linkName = original.flatMap {
-                    linkableName(of: child, named: originalName, in: $0, status: checked ?? (try? prefetched?.get()))
+                    linkableName(of: child, named: originalName, in: $0, status: checked ?? prefetched)
                 }
                 if options.contains(.cloningUnchangedFiles), let original, let linkName {
                     try clone(child, from: linkName, in: original, as: name, into: directory)
@@ -282,13 +279,12 @@
         /// read, for the link decision; `nil` when not checked.
         private func checkUnchanged(
             _ child: FileWrapper, named originalName: [UInt8]?, in original: OwnedDescriptor?,
-            prefetched: Result<FileStatus, FileSystemError>? = nil
+            prefetched: FileStatus? = nil
         ) throws -> FileStatus? {
             guard let mark = inPlaceMark, child.placeMark == mark, let original, let snapshot = child.snapshot,
                 let name = originalName
             else { return nil }
-            let read = prefetched ?? Result { () throws(FileSystemError) in try original.statusOfChild(name) }
-            guard let status = try? read.get(), Snapshot(status) == snapshot else {
+            guard let status = prefetched ?? (try? original.statusOfChild(name)), Snapshot(status) == snapshot else {
                 throw DocumentError.modifiedByAnotherProcess(url)
             }
             return status
@@ -397,29 +393,31 @@
             guard let table = node.storedChildren else { return }
             var group = BackgroundRemovals.Group(components: components, children: [])
             if groups != nil { group.children.reserveCapacity(table.dictionary.count) }
+            // Under the writer's FileWrapper.lock, as `fill`: no lock per child.
             for (key, child) in table.dictionary {
                 let name = child.nameOnDisk(key: key)
-                child.locked {
-                    child.attributesEdited = false
-                    if options.contains(.withNameUpdating) {
+                child.attributesEdited = false
+                if options.contains(.withNameUpdating) {
+                    // Most children keep their name: no new String for them.
+                    if !(child.storedFilename.map { FileWrapper.spells($0, name) } ?? false) {
                         child.storedFilename = String(decoding: name, as: UTF8.self)
-                        if child.diskName != name { child.diskName = name }
                     }
-                    // A child saved where it already was keeps its source: no new array for it, and
-                    // no release of the old one (most children of an incremental save).
-                    if !(child.source?.isChild(named: name, of: source) ?? false) { child.source = source.appending(name) }
-                    if groups != nil, child.kind == .regular {
-                        group.children.append((child, name))
-                        return
-                    }
-                    guard let status = try? directory.descriptor.statusOfChild(name) else { return }
-                    child.snapshot = Snapshot(status)
-                    child.storedAttributes = FileWrapper.attributes(of: status)
-                    if child.kind == .directory, child.storedChildren != nil,
-                        let sub = try? directory.subdirectory(FilePath(bytes: name), policy: ResolutionPolicy(scope: .beneath, refusesSymlinks: true))
-                    {
-                        refresh(child, written: sub, source: source.appending(name), components: components + [name], deferring: &groups)
-                    }
+                    if child.diskName != name { child.diskName = name }
+                }
+                // A child saved where it already was keeps its source: no new array for it, and
+                // no release of the old one (most children of an incremental save).
+                if !(child.source?.isChild(named: name, of: source) ?? false) { child.source = source.appending(name) }
+                if groups != nil, child.kind == .regular {
+                    group.children.append((child, name))
+                    continue
+                }
+                guard let status = try? directory.descriptor.statusOfChild(name) else { continue }
+                child.snapshot = Snapshot(status)
+                child.storedAttributes = FileWrapper.attributes(of: status)
+                if child.kind == .directory, child.storedChildren != nil,
+                    let sub = try? directory.subdirectory(FilePath(bytes: name), policy: ResolutionPolicy(scope: .beneath, refusesSymlinks: true))
+                {
+                    refresh(child, written: sub, source: source.appending(name), components: components + [name], deferring: &groups)
                 }
             }
             if !group.children.isEmpty { groups?.append(group) }

@@ -173,8 +173,18 @@ enum PathComponents {
     }
 
     /// Whether `name` is one usable directory-entry name (not empty, `.`, `..`; no `/` or NUL).
+    ///
+    /// One pass over the bytes and no array made: a package save asks this twice per `linkat`,
+    /// and comparing with `[0x2E]` literals allocated two arrays per call.
     static func isPlainName(_ name: [UInt8]) -> Bool {
-        !name.isEmpty && name != [0x2E] && name != [0x2E, 0x2E] && !name.contains(0x2F) && !name.contains(0)
+        name.withUnsafeBufferPointer { bytes in
+            var dots = 0
+            for byte in bytes {
+                if byte == 0x2F || byte == 0 { return false }
+                if byte == 0x2E { dots += 1 }
+            }
+            return !bytes.isEmpty && !(dots == bytes.count && dots <= 2)
+        }
     }
 
     /// Splits `path` into its parent path and final name, refusing forms that do not name one new
