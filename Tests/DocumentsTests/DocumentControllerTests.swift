@@ -233,6 +233,42 @@ struct DocumentControllerTests {
         }
     }
 
+    @Test("a status the read-ahead could not get is read again by the writer: a one-off failure saves, a lasting one refuses with nothing written")
+    func readAheadFailure() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let fixture = PackageFixture(root: volume.path("docs"))
+            try FileManager.default.createDirectory(atPath: fixture.root, withIntermediateDirectories: true)
+            let names = (0..<600).map { String(format: "note-%04d.txt", $0) }  // past the read-ahead's 512
+            _ = try DocumentController(
+                creating: NotesDocument(notes: Dictionary(uniqueKeysWithValues: names.map { ($0, "text of \($0)") })),
+                at: fixture.url("Big.notes"), contentType: NotesDocument.notesType)
+            FileWrapper.waitForBackgroundRemovals()
+            let victim = Array("note-0300.txt".utf8)
+            for lasting in [false, true] {
+                let controller = try DocumentController<NotesDocument>(contentsOf: fixture.url("Big.notes"))
+                let inode = try fixture.inode("Big.notes/note-0300.txt")
+                let before = try fixture.tree("Big.notes")
+                controller.document.edit("note-0001.txt", lasting ? "ours, again" : "ours")
+                let log = AuditLog(level: .calls, faults: [SyscallFault(call: "statx", pathSuffix: victim, errno: .ioError, times: lasting ? nil : 1)])
+                if lasting {
+                    #expect(throws: DocumentError.modifiedByAnotherProcess(package(fixture, "Big.notes"))) {
+                        try SyscallSeam.$observer.withValue(log) { try controller.save() }
+                    }
+                    #expect(try fixture.tree("Big.notes") == before, "nothing written")
+                } else {
+                    try SyscallSeam.$observer.withValue(log) { try controller.save() }
+                    FileWrapper.waitForBackgroundRemovals()
+                    #expect(try fixture.inode("Big.notes/note-0300.txt") == inode, "linked, not rewritten")
+                    #expect(try String(contentsOfFile: fixture.path("Big.notes/note-0001.txt"), encoding: .utf8) == "ours")
+                }
+                // The read-ahead's statx of the victim failed; the writer asked again.
+                let tries = log.calls.filter { $0.name == "statx" && $0.path == victim }
+                #expect(tries.count >= 2, "the writer did not read the status again (\(tries.count) statx)")
+            }
+            FileWrapper.waitForBackgroundRemovals()
+        }
+    }
+
     @Test("moved while open: the move is seen, the save goes to the new place, nothing is recreated at the old one (tmpfs too)", arguments: saveFileSystems)
     func movedWhileOpen(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in
