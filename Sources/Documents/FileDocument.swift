@@ -7,7 +7,11 @@
     /// As SwiftUI documents it, an incremental package save starts from
     /// `configuration.existingFile`, replaces only the children that changed, and returns it; the
     /// controller's save then hard-links the rest.
-    public protocol FileDocument {
+    ///
+    /// Its metatype is `Sendable` (`SendableMetatype`): ``DocumentController/observeExternalChanges(_:)``
+    /// watches on a thread of its own, which names the controller, and so the document's type.
+    /// A document type whose conformance is isolated to a global actor cannot be one.
+    public protocol FileDocument: SendableMetatype {
         /// The types this document reads.
         static var readableContentTypes: [UTType] { get }
         /// The types this document writes (default: the readable ones).
