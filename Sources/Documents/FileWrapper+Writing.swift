@@ -179,12 +179,20 @@
                 prefetch = ChildStatusPrefetch(names: originalNames, in: original)
             }
             defer { prefetch?.finish() }
+            // Files written here are synced after all of them were written and started on their
+            // way to the device (`unsynced`), still before this directory is synced: one journal
+            // commit then covers many of them, where syncing each right after writing it waited for
+            // one commit per file (a new package of 5,000 notes took 2.1 s).
+            var unsynced = UnsyncedFiles()
+            defer { unsynced.close() }
             // The writer holds FileWrapper.lock (one lock for every wrapper): no lock per child.
             for (index, (key, child)) in children.enumerated() {
                 try write(
                     child, as: child.nameOnDisk(key: key), under: components, in: directory, original: original,
-                    originalName: original == nil ? nil : originalNames[index], prefetched: prefetch?.status(at: index))
+                    originalName: original == nil ? nil : originalNames[index], prefetched: prefetch?.status(at: index),
+                    unsynced: &unsynced)
             }
+            try unsynced.synchronize()
         }
 
         /// Writes one child, `name` in the directory at `components` beneath the package.
@@ -193,7 +201,7 @@
         /// instead of reading it again; `nil` when there is none (it is read here if needed).
         private func write(
             _ child: FileWrapper, as name: [UInt8], under components: [[UInt8]], in directory: Directory,
-            original: OwnedDescriptor?, originalName: [UInt8]?, prefetched: FileStatus? = nil
+            original: OwnedDescriptor?, originalName: [UInt8]?, prefetched: FileStatus? = nil, unsynced: inout UnsyncedFiles
         ) throws {
             let checked = try checkUnchanged(child, named: originalName, in: original, prefetched: prefetched)
             switch child.kind {
@@ -219,10 +227,14 @@
                 guard let data = child.loadedContents() else { throw unreadable(child) }
                 let file = try directory.createFile(
                     bytes: name, permissions: FilePermissions(rawValue: child.permissionsToWrite(umask: umask) & 0o777))
-                defer { try? file.close() }
-                try file.writeAll([UInt8](data))
-                if let time = child.modificationTimeToWrite { try file.setModificationTime(time) }
-                try file.synchronize()
+                do {
+                    try file.writeAll([UInt8](data))
+                    if let time = child.modificationTimeToWrite { try file.setModificationTime(time) }
+                } catch {
+                    try? file.close()
+                    throw error
+                }
+                try unsynced.add(file)
             case .symlink:
                 guard let target = child.loadedLinkTarget() else { throw unreadable(child) }
                 try directory.createSymlink(FilePath(bytes: name), target: target)
@@ -474,5 +486,33 @@
         /// The name to find this child under in the original package: its filename, as the exact
         /// bytes read when they spell it.
         var originalName: [UInt8]? { filenameBytes }
+    }
+    /// The files one directory's fill wrote and has not synced yet, each already started on its
+    /// way to the device. At most `limit` are held open: past that they are synced at once.
+    struct UnsyncedFiles: ~Copyable {
+        private var files: [OwnedDescriptor] = []
+        static let limit = 256
+
+        init() {}
+
+        /// Starts `file`'s writeback (a failure is ignored: it is only a hint) and keeps it for
+        /// ``synchronize()``, which closes it.
+        mutating func add(_ file: OwnedDescriptor) throws(FileSystemError) {
+            try? file.startWriteback()
+            files.append(file)
+            if files.count >= Self.limit { try synchronize() }
+        }
+
+        /// Syncs and closes every file held, in the order written.
+        mutating func synchronize() throws(FileSystemError) {
+            defer { close() }
+            for file in files { try file.synchronize() }
+        }
+
+        /// Closes what is held without syncing (after a failure).
+        mutating func close() {
+            for file in files { try? file.close() }
+            files = []
+        }
     }
 #endif

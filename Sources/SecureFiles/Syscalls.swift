@@ -110,6 +110,11 @@ enum Sys {
         throughSeam("fsync", descriptor: fd) { Glibc.fsync(fd) }
     }
 
+    /// sync_file_range(2) of the whole file with `flags` (recorded as the call's flags).
+    static func syncFileRange(_ fd: CInt, flags: UInt32) -> Result<CInt, Errno> {
+        throughSeam("sync_file_range", descriptor: fd, flags: Int64(flags)) { Glibc.sync_file_range(fd, 0, 0, flags) }
+    }
+
     /// write(2).
     static func write(_ fd: CInt, _ buffer: UnsafeRawBufferPointer) -> Result<Int, Errno> {
         throughSeam("write", descriptor: fd) { Glibc.write(fd, buffer.baseAddress, buffer.count) }
