@@ -166,7 +166,7 @@
                         configuration: FileDocumentWriteConfiguration(contentType: contentType, existingFile: wrapper))
                     let inPlace = newWrapper.markDescendantsInPlace()
                     // The marks read under one lock, not one per descendant.
-                    let leaving = newWrapper.locked { before.filter { $0.1 != nil && $0.0.placeMark != inPlace } }
+                    let leaving = newWrapper.locked { before.filter { $0.0.placeMark != inPlace } }
                     for case (let child, let place?) in leaving {
                         guard child.matchesExactly(at: place, beneath: location) else {
                             throw DocumentError.modifiedByAnotherProcess(location)

@@ -125,13 +125,6 @@
             return Array(key.utf8)
         }
 
-        /// Whether ``nameOnDisk(key:)`` is `name`, without making the name's array. The caller
-        /// holds ``FileWrapper/lock``.
-        func isNamed(_ name: [UInt8], key: String) -> Bool {
-            if let diskName, keepsDiskName || Self.bytes(diskName, read: key) { return diskName == name }
-            return Self.spells(key, name)
-        }
-
         /// The loaded children in the order of their keys, the order remembered in the table for the
         /// next call (``ChildTable/sorted()``). The caller holds ``FileWrapper/lock``.
         func loadedChildrenInKeyOrder() -> [(key: String, value: FileWrapper)]? {

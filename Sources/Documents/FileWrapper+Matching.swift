@@ -80,7 +80,7 @@
             guard let table = storedChildren else { return }
             for (key, child) in table.dictionary {
                 guard let components = child.source?.components, components.count == parentPlace.count + 1,
-                    let last = components.last, child.isNamed(last, key: key), components.dropLast().elementsEqual(parentPlace)
+                    components.last == child.nameOnDisk(key: key), components.dropLast().elementsEqual(parentPlace)
                 else { continue }
                 child.placeMark = mark
                 // A child is in place when its parents are: only those are descended into.
