@@ -12,14 +12,31 @@
         /// a child or two, and sorting 10,000 keys again was an eighth of its user time.
         private var inKeyOrder: [(key: String, value: FileWrapper)]?
 
+        /// Child → key, made on the first ``key(of:)`` and then kept by each insert and removal.
+        /// Without it, building a directory one `addFileWrapper` at a time was quadratic (each add
+        /// looks its child up by identity): 50,000 adds took 1.4 s. A table read from disk or
+        /// saved never asks, so it never pays for the index.
+        private var keyByChild: [ObjectIdentifier: String]?
+
         func contains(_ key: String) -> Bool { folded[key.lowercased()] != nil }
 
-        func key(of child: FileWrapper) -> String? {
-            dictionary.first { $0.value === child }?.key
+        /// The key `child` is held under, or `nil`. A child is held under one key at most: adding a
+        /// child already here returns its key, and every other insert holds a new wrapper.
+        mutating func key(of child: FileWrapper) -> String? {
+            if keyByChild == nil {
+                var index = [ObjectIdentifier: String](minimumCapacity: dictionary.count)
+                for (key, value) in dictionary { index[ObjectIdentifier(value)] = key }
+                keyByChild = index
+            }
+            return keyByChild?[ObjectIdentifier(child)]
         }
 
         mutating func insert(_ child: FileWrapper, as key: String) {
-            dictionary[key] = child
+            let replaced = dictionary.updateValue(child, forKey: key)
+            if keyByChild != nil {
+                if let replaced, replaced !== child { keyByChild?[ObjectIdentifier(replaced)] = nil }
+                keyByChild?[ObjectIdentifier(child)] = key
+            }
             folded[key.lowercased()] = key
             guard inKeyOrder != nil else { return }
             let (index, found) = position(of: key)
@@ -27,7 +44,8 @@
         }
 
         mutating func remove(_ key: String) {
-            dictionary[key] = nil
+            let removed = dictionary.removeValue(forKey: key)
+            if let removed, keyByChild != nil { keyByChild?[ObjectIdentifier(removed)] = nil }
             folded[key.lowercased()] = nil
             guard inKeyOrder != nil else { return }
             let (index, found) = position(of: key)
@@ -74,14 +92,14 @@
             locked {
                 guard kind == .directory else { return "" }
                 var table = loadedChildren() ?? ChildTable()
+                // The stored table let go first, so the look-up's index and the insert change the
+                // only copy: no copy of a large directory's dictionaries for each child added.
+                storedChildren = nil
+                defer { storedChildren = table }
                 if let existing = table.key(of: child) { return existing }
                 let preferred = child.locked { child.storedPreferredFilename }.flatMap { $0.isEmpty ? nil : $0 } ?? "Untitled"
                 let key = table.uniqueKey(for: preferred)
-                // The stored table let go first, so the insert changes the only copy: no copy of a
-                // large directory's dictionaries for each child added.
-                storedChildren = nil
                 table.insert(child, as: key)
-                storedChildren = table
                 child.locked { child.parents.append(WeakWrapper(wrapper: self)) }
                 storedAttributes[FileAttributeKey.modificationDate.rawValue] = nil
                 return key
@@ -100,10 +118,11 @@
         /// date is removed, as Apple does.
         public func removeFileWrapper(_ child: FileWrapper) {
             locked {
-                guard kind == .directory, var table = loadedChildren(), let key = table.key(of: child) else { return }
+                guard kind == .directory, var table = loadedChildren() else { return }
                 storedChildren = nil  // the only copy (see addFileWrapper)
+                defer { storedChildren = table }
+                guard let key = table.key(of: child) else { return }
                 table.remove(key)
-                storedChildren = table
                 child.locked { child.parents.removeAll { $0.wrapper === self || $0.wrapper == nil } }
                 storedAttributes[FileAttributeKey.modificationDate.rawValue] = nil
             }
@@ -111,7 +130,12 @@
 
         /// The key of a child, or `nil` when `child` is not a child of this wrapper.
         public func keyForChildFileWrapper(_ child: FileWrapper) -> String? {
-            locked { storedChildren?.key(of: child) }
+            locked {
+                guard var table = storedChildren else { return nil }
+                storedChildren = nil  // the only copy, so the index is made in place (see addFileWrapper)
+                defer { storedChildren = table }
+                return table.key(of: child)
+            }
         }
 
         /// The name this child is written under as `key`: the exact bytes it was read under when
@@ -137,11 +161,13 @@
 
         /// Removes and re-adds a child whose preferred filename changed.
         func rekey(_ child: FileWrapper) {
-            guard var table = storedChildren, let key = table.key(of: child) else { return }
+            guard var table = storedChildren else { return }
+            storedChildren = nil  // the only copy (see addFileWrapper)
+            defer { storedChildren = table }
+            guard let key = table.key(of: child) else { return }
             table.remove(key)
             let preferred = child.storedPreferredFilename ?? key
             table.insert(child, as: table.uniqueKey(for: preferred))
-            storedChildren = table
         }
     }
 #endif

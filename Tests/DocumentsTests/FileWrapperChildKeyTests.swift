@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+@testable import Documents
+import Foundation
+import Testing
+
+/// A directory finds a child's key through an index made on the first look-up and kept by every
+/// later edit (building a directory one `addFileWrapper` at a time was quadratic without it). The
+/// index must always say what a scan of the children says.
+@Suite("A child's key, looked up by identity")
+struct FileWrapperChildKeyTests {
+    /// The key a scan of the table's children finds for `child`.
+    private func scannedKey(_ table: ChildTable, _ child: FileWrapper) -> String? {
+        table.dictionary.first { $0.value === child }?.key
+    }
+
+    @Test("through random inserts, replacements and removals, the index answers what a scan answers")
+    func indexKeptByEdits() {
+        var table = ChildTable()
+        var random = SystemRandomNumberGenerator()
+        let keys = (0..<60).map { "k\($0)" }
+        var everHeld: [FileWrapper] = []
+        for step in 0..<2_000 {
+            let key = keys[Int.random(in: 0..<keys.count, using: &random)]
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0:
+                let child = FileWrapper(regularFileWithContents: Data())
+                everHeld.append(child)
+                table.insert(child, as: key)  // new, or replacing another child
+            case 1:
+                table.remove(key)  // present or not
+            default:
+                // A child already held, inserted again under the key it has (the only re-insert the
+                // wrapper makes of one child is `rekey`, which removes it first).
+                if let held = table.dictionary[key] {
+                    table.remove(key)
+                    table.insert(held, as: key)
+                }
+            }
+            // The first look-up makes the index at a random point; after that it is kept.
+            if step == 300 || step % 97 == 0 {
+                for child in everHeld {
+                    #expect(table.key(of: child) == scannedKey(table, child), "step \(step)")
+                }
+            }
+        }
+        for child in everHeld { #expect(table.key(of: child) == scannedKey(table, child)) }
+    }
+
+    @Test("built one add at a time, then edited through the public API, every child's key is the one fileWrappers shows")
+    func publicEdits() throws {
+        let directory = FileWrapper(directoryWithFileWrappers: [:])
+        var children: [FileWrapper] = []
+        for index in 0..<3_000 {
+            let child = FileWrapper(regularFileWithContents: Data("\(index)".utf8))
+            // Every tenth name collides with an earlier one, case-insensitively, so it is uniqued.
+            child.preferredFilename = index % 10 == 9 ? "NOTE-\(index - 9).txt" : "note-\(index).txt"
+            directory.addFileWrapper(child)
+            children.append(child)
+        }
+        // Adding a child already here returns its key and adds nothing.
+        let first = try #require(directory.keyForChildFileWrapper(children[0]))
+        #expect(directory.addFileWrapper(children[0]) == first)
+        #expect(directory.fileWrappers?.count == 3_000)
+
+        for child in children[100..<400] { directory.removeFileWrapper(child) }
+        for child in children[1_000..<1_050] { child.preferredFilename = "renamed-\(ObjectIdentifier(child).hashValue).txt" }
+        let stranger = FileWrapper(regularFileWithContents: Data())
+        directory.removeFileWrapper(stranger)  // not a child: nothing happens
+
+        let byKey = try #require(directory.fileWrappers)
+        #expect(byKey.count == 2_700)
+        for (key, child) in byKey { #expect(directory.keyForChildFileWrapper(child) == key) }
+        for child in children[100..<400] { #expect(directory.keyForChildFileWrapper(child) == nil) }
+        for child in children[1_000..<1_050] {
+            #expect(directory.keyForChildFileWrapper(child)?.hasPrefix("renamed-") == true)
+        }
+        #expect(directory.keyForChildFileWrapper(stranger) == nil)
+    }
+
+    @Test("a directory read from disk answers a child's key on the first look-up")
+    func readFromDisk() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("child-key-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        for name in ["a.txt", "b.txt", "c.txt"] {
+            try Data(name.utf8).write(to: root.appendingPathComponent(name))
+        }
+        let directory = try FileWrapper(url: root, options: .immediate)
+        let byKey = try #require(directory.fileWrappers)
+        #expect(byKey.keys.sorted() == ["a.txt", "b.txt", "c.txt"])
+        for (key, child) in byKey { #expect(directory.keyForChildFileWrapper(child) == key) }
+        directory.removeFileWrapper(try #require(byKey["b.txt"]))
+        #expect(directory.fileWrappers?.keys.sorted() == ["a.txt", "c.txt"])
+    }
+}
