@@ -46,6 +46,7 @@
         mutating func remove(_ key: String) {
             let removed = dictionary.removeValue(forKey: key)
             if let removed, keyByChild != nil { keyByChild?[ObjectIdentifier(removed)] = nil }
+            if removed != nil { freed(key) }
             folded[key.lowercased()] = nil
             guard inKeyOrder != nil else { return }
             let (index, found) = position(of: key)
@@ -72,11 +73,36 @@
         }
 
         /// `preferred` if free, else `"<n>__#$!@%!#__<preferred>"` for the first free n = 1, 2, …
-        func uniqueKey(for preferred: String) -> String {
+        ///
+        /// The search starts at the name's ``firstPossiblyFree`` counter, not at 1: adding 5,000
+        /// children all called `image.png` tried 12.5 million keys (2.7 s) when each add counted
+        /// from 1. The key is the same either way.
+        mutating func uniqueKey(for preferred: String) -> String {
             guard contains(preferred) else { return preferred }
-            var counter = 1
+            let folded = preferred.lowercased()
+            var counter = firstPossiblyFree[folded] ?? 1
             while contains("\(counter)\(FileWrapper.uniquingInfix)\(preferred)") { counter += 1 }
+            firstPossiblyFree[folded] = counter
             return "\(counter)\(FileWrapper.uniquingInfix)\(preferred)"
+        }
+
+        /// Lowercased preferred name → a counter below which every uniqued key of that name is
+        /// taken (so ``uniqueKey(for:)`` may start there). Kept true by ``remove(_:)``, which
+        /// lowers it when it frees a uniqued key; an insert only takes keys, which keeps it true.
+        /// It relies on `lowercased()` mapping each scalar alone (no context, such as a final
+        /// sigma), so a uniqued key folds to its counter, the infix and its folded name.
+        private var firstPossiblyFree: [String: Int] = [:]
+
+        /// A removed key freed its counter: a later ``uniqueKey(for:)`` of its name must try it.
+        private mutating func freed(_ key: String) {
+            guard !firstPossiblyFree.isEmpty else { return }
+            let folded = key.lowercased()
+            let digits = folded.utf8.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+            guard !digits.isEmpty, digits.count <= 18, let counter = Int(String(decoding: digits, as: UTF8.self)) else { return }
+            let afterDigits = folded.utf8.dropFirst(digits.count)
+            guard afterDigits.starts(with: FileWrapper.uniquingInfix.utf8) else { return }
+            let name = String(decoding: afterDigits.dropFirst(FileWrapper.uniquingInfix.utf8.count), as: UTF8.self)
+            if let hint = firstPossiblyFree[name], counter < hint { firstPossiblyFree[name] = counter }
         }
     }
 

@@ -4,9 +4,10 @@ import Foundation
 import Testing
 
 /// A directory finds a child's key through an index made on the first look-up and kept by every
-/// later edit (building a directory one `addFileWrapper` at a time was quadratic without it). The
-/// index must always say what a scan of the children says.
-@Suite("A child's key, looked up by identity")
+/// later edit, and uniques a taken name from a counter it remembers per name (building a directory
+/// one `addFileWrapper` at a time was quadratic without either). Each must always answer what the
+/// plain way answers: a scan of the children, a count from 1.
+@Suite("A child's key: looked up by identity, uniqued from a remembered counter")
 struct FileWrapperChildKeyTests {
     /// The key a scan of the table's children finds for `child`.
     private func scannedKey(_ table: ChildTable, _ child: FileWrapper) -> String? {
@@ -91,5 +92,57 @@ struct FileWrapperChildKeyTests {
         for (key, child) in byKey { #expect(directory.keyForChildFileWrapper(child) == key) }
         directory.removeFileWrapper(try #require(byKey["b.txt"]))
         #expect(directory.fileWrappers?.keys.sorted() == ["a.txt", "c.txt"])
+    }
+
+    /// Apple's rule, the plain way: the first n = 1, 2, … whose key is free.
+    private func countedFromOne(_ table: ChildTable, _ preferred: String) -> String {
+        guard table.contains(preferred) else { return preferred }
+        var counter = 1
+        while table.contains("\(counter)\(FileWrapper.uniquingInfix)\(preferred)") { counter += 1 }
+        return "\(counter)\(FileWrapper.uniquingInfix)\(preferred)"
+    }
+
+    @Test("through random adds and removals of colliding names, the remembered counter gives the key a count from 1 gives")
+    func counterKeptByEdits() {
+        var table = ChildTable()
+        var random = SystemRandomNumberGenerator()
+        // Names that collide, in other cases too (keys compare case-insensitively), and one that
+        // looks uniqued already.
+        let names = ["image.png", "IMAGE.png", "Image.PNG", "a", "A", "ΑΣ", "ασ", "2\(FileWrapper.uniquingInfix)a"]
+        for step in 0..<3_000 {
+            if Int.random(in: 0..<3, using: &random) > 0 {
+                let preferred = names[Int.random(in: 0..<names.count, using: &random)]
+                let expected = countedFromOne(table, preferred)
+                let key = table.uniqueKey(for: preferred)
+                #expect(key == expected, "step \(step)")
+                table.insert(FileWrapper(regularFileWithContents: Data()), as: key)
+            } else if let key = table.dictionary.keys.randomElement(using: &random) {
+                table.remove(key)
+            }
+        }
+        #expect(table.dictionary.count > 100, "the walk should have built up collisions")
+    }
+
+    @Test("removing a uniqued child frees its number for the next add of that name, in any case")
+    func freedNumbersReused() throws {
+        let directory = FileWrapper(directoryWithFileWrappers: [:])
+        var children: [FileWrapper] = []
+        for _ in 0..<300 {
+            let child = FileWrapper(regularFileWithContents: Data())
+            child.preferredFilename = "image.png"
+            directory.addFileWrapper(child)
+            children.append(child)
+        }
+        let infix = FileWrapper.uniquingInfix
+        #expect(directory.keyForChildFileWrapper(children[299]) == "299\(infix)image.png")
+        directory.removeFileWrapper(children[100])  // "100…"
+        directory.removeFileWrapper(children[7])  // "7…"
+        #expect(directory.addRegularFile(withContents: Data(), preferredFilename: "IMAGE.PNG") == "7\(infix)IMAGE.PNG")
+        #expect(directory.addRegularFile(withContents: Data(), preferredFilename: "image.png") == "100\(infix)image.png")
+        #expect(directory.addRegularFile(withContents: Data(), preferredFilename: "image.png") == "300\(infix)image.png")
+        // The plain name freed: it is taken first, before any number.
+        directory.removeFileWrapper(children[0])
+        #expect(directory.addRegularFile(withContents: Data(), preferredFilename: "Image.png") == "Image.png")
+        #expect(directory.fileWrappers?.count == 301)
     }
 }
