@@ -20,7 +20,7 @@ struct BookmarkCommand: ParsableCommand {
         }
         FastPath.runIfHandled(arguments)
         do {
-            var command = try parseAsRoot(arguments)
+            var command = try parseAsRoot(FoldedArguments.fold(arguments))
             try command.run()
         } catch {
             // ArgumentParser says only "Unknown option '-name'" (or '-m' for `-mtime`, one letter

@@ -22,7 +22,8 @@ extension BookmarkCommand {
         @Argument(help: "Files or directories.")
         var paths: [String] = []
 
-        func validate() throws {
+        mutating func validate() throws {
+            paths = FoldedArguments.unfold(paths)  // before anything reads the list
             if paths.isEmpty && batch.filesFrom == nil { throw ValidationError("give a PATH, or --files-from") }
         }
 

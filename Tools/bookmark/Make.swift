@@ -43,7 +43,8 @@ extension BookmarkCommand {
         @Argument(help: "Files or directories.")
         var paths: [String] = []
 
-        func validate() throws {
+        mutating func validate() throws {
+            paths = FoldedArguments.unfold(paths)  // before anything reads the list
             if readOnly && keyFile == nil { throw ValidationError("--read-only needs --sign") }
             if paths.isEmpty && batch.filesFrom == nil { throw ValidationError("give a PATH, or --files-from") }
             if output != nil && batch.isBatch(paths) { throw ValidationError("-o is for one PATH; use --output-dir for many") }

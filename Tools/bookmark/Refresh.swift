@@ -33,7 +33,8 @@ extension BookmarkCommand {
         @Argument(help: "Bookmark or alias files.")
         var sources: [String] = []
 
-        func validate() throws {
+        mutating func validate() throws {
+            sources = FoldedArguments.unfold(sources)  // before anything reads the list
             if sources.isEmpty && batch.filesFrom == nil { throw ValidationError("give at least one SOURCE, or --files-from") }
             if sources.contains("-") { throw ValidationError("refresh needs files, not -") }
         }

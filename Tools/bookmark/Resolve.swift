@@ -61,7 +61,8 @@ extension BookmarkCommand {
         @Argument(help: "Bookmarks: files, or - for standard input (one SOURCE only).")
         var sources: [String] = []
 
-        func validate() throws {
+        mutating func validate() throws {
+            sources = FoldedArguments.unfold(sources)  // before anything reads the list
             if let budgetMilliseconds, budgetMilliseconds < 0 { throw ValidationError("--budget-ms must be 0 or more") }
             if refresh && sources.contains("-") { throw ValidationError("--refresh needs a SOURCE file, not -") }
             if !within.isEmpty && keyFile == nil { throw ValidationError("--within needs --verify") }

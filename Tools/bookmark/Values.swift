@@ -20,7 +20,8 @@ extension BookmarkCommand {
         @Argument(help: "Bookmarks: files, or - for standard input (one SOURCE only).")
         var sources: [String] = []
 
-        func validate() throws {
+        mutating func validate() throws {
+            sources = FoldedArguments.unfold(sources)  // before anything reads the list
             if sources.isEmpty && batch.filesFrom == nil { throw ValidationError("give a SOURCE, or --files-from") }
             if sources.contains("-") && batch.isBatch(sources) {
                 throw ValidationError("- (a bookmark on standard input) is for a single SOURCE; use --files-from for many")
