@@ -175,6 +175,37 @@ struct BatchCommandTests {
         }
     }
 
+    @Test(
+        "make --output-dir never writes two inputs to one file: an input named x~2 among two named x, and X and x in a folder that folds case",
+        arguments: [FixtureFileSystem.ext4, .exfat])
+    func outputNamesNeverShared(kind: FixtureFileSystem) throws {
+        try LoopVolume.withVolume(.ext4) { sources in
+            // The inputs live on ext4 (names differ only in case there); the output folder is on
+            // `kind`: ext4 keeps X.bookmark and x.bookmark apart, exFAT folds them into one file.
+            let paths = [sources.path("a/x~2"), sources.path("a/x"), sources.path("b/x"), sources.path("c/X")]
+            for path in paths {
+                try FileManager.default.createDirectory(
+                    atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
+                #expect(FileManager.default.createFile(atPath: path, contents: Data(path.utf8)))
+            }
+            try LoopVolume.withVolume(kind) { target in
+                let out = target.path("out")
+                let made = try BookmarkTool.run(["make", "--output-dir", out] + paths)
+                #expect(made.status == 0, "\(made.stderr)")
+                let files = made.stdout.split(separator: "\n").map(String.init)
+                try #require(files.count == paths.count)
+                // Before: a/x~2's bookmark was replaced by b/x's, and both records named x~2.bookmark.
+                #expect(Array(files.prefix(3)) == [out + "/x~2.bookmark", out + "/x.bookmark", out + "/x~3.bookmark"])
+                #expect(Set(files).count == files.count, "two records name one file: \(files)")
+                // On exFAT X.bookmark is x.bookmark's file, and X~2 and X~3 are taken too: the fourth input gets X~4.
+                #expect(files[3] == (kind == .exfat ? out + "/X~4.bookmark" : out + "/X.bookmark"))
+                // Each file resolves to its own input.
+                let resolved = try BookmarkTool.run(["resolve"] + files)
+                #expect(resolved.stdout == paths.map { $0 + "\n" }.joined(), "\(resolved.stderr)")
+            }
+        }
+    }
+
     @Test("exit precedence: a batch exits with the most severe failure of the documented order")
     func precedence() throws {
         try LoopVolume.withVolume(.ext4) { volume in

@@ -145,9 +145,18 @@ extension BookmarkCommand {
 /// of the bookmarked path; the second input of a run with the same NAME gets `NAME~2.bookmark`,
 /// the third `NAME~3.bookmark`, and so on. A NAME too long for a 255-byte file name is cut at a
 /// character boundary first (so cut names that collide are numbered too). A file of that name
-/// already in DIR is replaced.
+/// already in DIR is replaced, unless this batch wrote it: then the number goes up until the name
+/// is free. Before, an input whose own name is `x~2`, followed by two inputs named `x`, had its
+/// bookmark replaced by the third one's, and both records named the same file. In a directory
+/// that folds case (exFAT, an ext4 casefold folder) names are compared as the directory compares
+/// them, so `X` after `x` gets a number (`X~2.bookmark`, or higher if that folds to a name the
+/// batch wrote) instead of failing on the collision.
 struct OutputNames {
     private var used: [[UInt8]: Int] = [:]
+    /// The names this batch wrote in the output directory, as the directory compares them.
+    private var written: Set<[UInt8]> = []
+    /// Whether the output directory folds case (asked once, on the first name).
+    private var folds: Bool?
     private static let maxName = 255
     private static let suffix = Array(".bookmark".utf8)
 
@@ -157,15 +166,25 @@ struct OutputNames {
         if name.isEmpty || name == [UInt8(ascii: "/")] { name = Array("root".utf8) }
         // Room for the suffix and a `~N` of up to 7 digits.
         name = Self.cut(name, to: Self.maxName - Self.suffix.count - 8)
-        let count = (used[name] ?? 0) + 1
-        used[name] = count
-        var file = name
-        if count > 1 { file += Array("~\(count)".utf8) }
-        file += Self.suffix
+        if folds == nil { folds = (try? Directory.current.foldsCase(directory.filePath)) ?? false }
         var bytes = directory.bytes
         if bytes.last != UInt8(ascii: "/") { bytes.append(UInt8(ascii: "/")) }
-        return PathBytes(bytes + file)
+        var count = (used[name] ?? 0) + 1
+        while true {
+            var file = name
+            if count > 1 { file += Array("~\(count)".utf8) }
+            file += Self.suffix
+            if !written.contains(key(file)) {
+                used[name] = count
+                written.insert(key(file))
+                return PathBytes(bytes + file)
+            }
+            count += 1
+        }
     }
+
+    /// A file name as the output directory compares names.
+    private func key(_ file: [UInt8]) -> [UInt8] { folds == true ? NameFolding.key(file) : file }
 
     /// `name` cut to at most `limit` bytes, never inside a UTF-8 sequence.
     private static func cut(_ name: [UInt8], to limit: Int) -> [UInt8] {
