@@ -67,6 +67,28 @@ struct ResolveCommandTests {
         }
     }
 
+    @Test("refresh of a SOURCE that is a symbolic link rewrites neither the link nor its target, and says what to give instead")
+    func refreshThroughLink() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let file = volume.path("a.txt")
+            try Data("a".utf8).write(to: URL(fileURLWithPath: file))
+            let raw = volume.path("a.bookmark")
+            #expect(try BookmarkTool.run(["make", file, "-o", raw]).status == 0)
+            let link = volume.path("link.bookmark")
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "a.bookmark")
+            try FileManager.default.moveItem(atPath: file, toPath: volume.path("b.txt"))
+            let before = try Data(contentsOf: URL(fileURLWithPath: raw))
+            let result = try BookmarkTool.run(["refresh", link])
+            #expect(result.status == 1)
+            #expect(result.stdout == "failed \(link)\n")
+            #expect(result.stderr.contains("is a symbolic link, which refresh does not rewrite; give the file it points to"))
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "a.bookmark")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: raw)) == before)
+            // Given the file itself, it is refreshed.
+            #expect(try BookmarkTool.run(["refresh", raw]).stdout == "refreshed \(raw) -> \(volume.path("b.txt"))\n")
+        }
+    }
+
     @Test("exit 3 not found, 4 volume not mounted (with values still readable offline), 5 corrupt, 64 usage")
     func exitCodes() throws {
         try LoopVolume.withVolume(.ext4, label: "offline") { volume in

@@ -94,6 +94,12 @@ extension BookmarkCommand {
                     changes: Change.ordered(outcome.resolution.changes).map(\.rawValue), error: nil, exitStatus: .success), .success)
             } catch {
                 let status = Output.fail(error, path: source.escaped)
+                // A link is never rewritten (neither replaced by a file nor written through, which
+                // would change a file the link only points to): say what to give instead.
+                if let status = try? Directory.current.status(of: source.filePath), status.kind == .symlink {
+                    Output.error("\(source.escaped) is a symbolic link, which refresh does not rewrite; give the file it points to "
+                        + "(bookmark refresh \"$(readlink -f \(source.escaped))\")")
+                }
                 return (RefreshJSON(
                     source: source, status: "failed", path: nil, container: nil, changes: [], error: error.code.rawValue,
                     exitStatus: status), status)
