@@ -13,13 +13,18 @@ extension Bookmark {
     ///   - bytes: What to write.
     ///   - path: Where; a relative path starts at the working directory.
     ///   - permissions: The mode of a new file (exact, whatever the umask); a replaced file keeps its mode.
+    ///   - syncingDirectory: Whether to `fsync` the directory after the rename (default `true`).
+    ///     Pass `false` when writing many files into one directory, then sync it once yourself
+    ///     (`OwnedDescriptor.synchronize()` on the opened directory) before telling anyone the
+    ///     files are there: until then a power failure may lose a new name (never tear a file).
     /// - Throws: ``BookmarkError`` (`permissionDenied`, `fileSystem`, …) naming the call that failed;
     ///   `volumeNotResponding` when the destination is on a FUSE or network volume that does not
     ///   answer within 2 s.
     public static func writeAtomically(
-        _ bytes: [UInt8], to path: FilePath, permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+        _ bytes: [UInt8], to path: FilePath, permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead],
+        syncingDirectory: Bool = true
     ) throws(BookmarkError) {
-        try publish(bytes, at: path, permissions: permissions)
+        try publish(bytes, at: path, permissions: permissions, syncsDirectory: syncingDirectory)
     }
 
     /// Every file BookmarkKit writes goes through here, into the secure layer's one atomic writer
@@ -29,11 +34,12 @@ extension Bookmark {
     @discardableResult
     static func publish(
         _ bytes: [UInt8], at path: FilePath, attributes: [ExtendedAttribute] = [],
-        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead], mustExist: Bool = false
+        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead], mustExist: Bool = false,
+        syncsDirectory: Bool = true
     ) throws(BookmarkError) -> ReplaceOutcome {
         let options = ReplaceOptions(
             permissions: .keepExisting(otherwise: permissions), extendedAttributes: attributes,
-            skipsUnsupportedAttributes: true, mustExist: mustExist)
+            skipsUnsupportedAttributes: true, mustExist: mustExist, syncsDirectory: syncsDirectory)
         let bytesOfPath = PathBytes(path).bytes
         // A FUSE or network destination is written under the watchdog: a write abandoned there may
         // still complete later, and then atomically (old or new, as always).

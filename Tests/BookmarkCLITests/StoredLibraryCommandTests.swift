@@ -195,4 +195,50 @@ struct StoredLibraryCommandTests {
             #expect(lines.dropFirst(3).first == volume.path("c.txt"), "\(lines)")
         }
     }
+
+    @Test("make --output-dir with held-back records: the folder is synced once before each write of records, not after each file")
+    func outputFolderSyncedBeforeRecords() throws {
+        let tool = try #require(BookmarkTool.path, "bookmark is built with the tests")
+        try #require(Shell.has("strace"), "strace shows the order of fsync, renameat2 and write")
+        try LoopVolume.withVolume(.ext4) { volume in
+            var inputs: [String] = []
+            try FileManager.default.createDirectory(atPath: volume.path("files"), withIntermediateDirectories: true)
+            for index in 0..<400 {
+                let path = volume.path("files/f\(index).txt")
+                #expect(FileManager.default.createFile(atPath: path, contents: Data([1])))
+                inputs.append(path)
+            }
+            // A missing input in the middle, with --keep-going: its message on stderr comes after
+            // the records before it, which are written (and their folder synced) first.
+            inputs.insert(volume.path("files/missing.txt"), at: 200)
+            let out = volume.path("out")
+            let trace = volume.path("make.trace")
+            let traced = try Shell.run(
+                ["strace", "-f", "-e", "trace=fsync,renameat2,write", "-o", trace, tool, "make", "--keep-going", "--output-dir", out] + inputs)
+            #expect(traced.status == 3, "\(traced.stderr)")  // the missing one: not found
+            #expect(traced.stdout.split(separator: "\n", omittingEmptySubsequences: false).count == 402)
+            let calls = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+            let fsyncs = calls.filter { $0.contains(" fsync(") }.count
+            // One per file (its data, before its rename) and a few for the folder; before, two per file.
+            #expect(fsyncs >= 400 && fsyncs < 420, "\(fsyncs) fsync calls for 400 files")
+            // Before every write of records to stdout (and of the message to stderr), each file
+            // renamed into place since the last one has its folder synced: an fsync after the
+            // last renameat2.
+            var renamedSinceSync = false
+            var writes = 0
+            for call in calls {
+                if call.contains(" renameat2(") { renamedSinceSync = true }
+                if call.contains(" fsync(") { renamedSinceSync = false }
+                if call.contains(" write(1,") || call.contains(" write(2,") {
+                    writes += 1
+                    #expect(!renamedSinceSync, "records written before their folder was synced: \(call.prefix(120))")
+                }
+            }
+            #expect(writes >= 3, "records before and after the message, and the message")
+            // Every file is there and resolves to its input.
+            let written = traced.stdout.split(separator: "\n").map(String.init)
+            let resolved = try BookmarkTool.run(["resolve"] + written)
+            #expect(resolved.stdout == inputs.filter { !$0.hasSuffix("missing.txt") }.map { $0 + "\n" }.joined(), "\(resolved.stderr)")
+        }
+    }
 }

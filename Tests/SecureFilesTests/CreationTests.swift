@@ -359,6 +359,25 @@ struct CreationTests {
         }
     }
 
+    @Test("atomic replace: the directory is synced after the rename by default, and not with syncsDirectory: false (the file itself always before it)")
+    func replaceWithoutDirectorySync() throws {
+        try LoopVolume.withVolume(.ext4) { volume in
+            let base = volume.path("root")
+            try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+            for syncs in [true, false] {
+                let log = AuditLog(level: .calls)
+                let root = try Directory(opening: FilePath(base), auditLog: log)
+                let name = syncs ? "synced" : "unsynced"
+                try root.replace(FilePath(name), contents: Array(name.utf8), options: ReplaceOptions(syncsDirectory: syncs))
+                #expect(try String(contentsOfFile: base + "/" + name, encoding: .utf8) == name)
+                let calls = log.calls.map(\.name)
+                let rename = try #require(calls.lastIndex(of: "renameat2"))
+                #expect(calls[..<rename].contains("fsync"), "the file is synced before it is renamed into place: \(calls)")
+                #expect(calls[rename...].contains("fsync") == syncs, "syncsDirectory \(syncs): \(calls)")
+            }
+        }
+    }
+
     @Test("renameat2: no-replace onto a dangling symlink is EEXIST, exchange swaps, exchange with a missing peer is ENOENT", arguments: kinds)
     func rename(kind: FixtureFileSystem) throws {
         try LoopVolume.withVolume(kind) { volume in

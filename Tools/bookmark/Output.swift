@@ -44,6 +44,26 @@ enum Output {
 
     /// Stdout held back while a batch prints (``buffered(_:)``); `nil` when printing goes out at once.
     private static let held = Locked<[UInt8]?>(nil)
+    /// Run before held-back stdout is written (``beforeRecordsLeave(_:during:)``).
+    private static let beforeWrite = Locked<(@Sendable () -> Void)?>(nil)
+
+    /// Whether stdout is being held back (inside ``buffered(_:)``, stdout not a terminal).
+    static var holdsBack: Bool { held.withLock { $0 != nil } }
+
+    /// Runs `body` with `hook` called each time held-back stdout is about to be written: before
+    /// each 64 KiB write, before a message on stderr, and at the end. `make --output-dir` syncs its
+    /// directory there, so no record reaches stdout before the file it names would survive a
+    /// power failure, with one directory `fsync` per write instead of one per file.
+    static func beforeRecordsLeave<T>(_ hook: @escaping @Sendable () -> Void, during body: () throws -> T) rethrows -> T {
+        beforeWrite.withLock { $0 = hook }
+        defer { beforeWrite.withLock { $0 = nil } }
+        return try body()
+    }
+
+    /// Calls the hook of ``beforeRecordsLeave(_:during:)``, if any (outside every lock).
+    private static func runBeforeWrite() {
+        if let hook = beforeWrite.withLock({ $0 }) { hook() }
+    }
     /// How much is held back before it is written.
     static let heldLimit = 64 << 10
 
@@ -67,13 +87,19 @@ enum Output {
             held = []
             return bytes
         }
-        if !pending.isEmpty { writeNow(pending, to: STDOUT_FILENO) }
+        if !pending.isEmpty {
+            runBeforeWrite()
+            writeNow(pending, to: STDOUT_FILENO)
+        }
     }
 
     /// Writes all of `bytes` to `fd` (stdout held back inside ``buffered(_:)``).
     static func write(_ bytes: [UInt8], to fd: Int32) {
         if fd == STDOUT_FILENO, let due = hold(bytes) {
-            if !due.isEmpty { writeNow(due, to: fd) }
+            if !due.isEmpty {
+                runBeforeWrite()
+                writeNow(due, to: fd)
+            }
             return
         }
         writeNow(bytes, to: fd)
