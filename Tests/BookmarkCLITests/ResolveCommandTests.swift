@@ -45,13 +45,19 @@ struct ResolveCommandTests {
         }
     }
 
+    /// `a.txt` on `volume` and its bookmark `a.bookmark`, made by the tool.
+    private func bookmarkedFile(in volume: LoopVolume) throws -> (file: String, bookmark: String) {
+        let file = volume.path("a.txt")
+        try Data("a".utf8).write(to: URL(fileURLWithPath: file))
+        let bookmark = volume.path("a.bookmark")
+        #expect(try BookmarkTool.run(["make", file, "-o", bookmark]).status == 0)
+        return (file, bookmark)
+    }
+
     @Test("--refresh rewrites a stale file atomically, keeping keys it does not know")
     func refresh() throws {
         try LoopVolume.withVolume(.ext4) { volume in
-            let file = volume.path("a.txt")
-            try Data("a".utf8).write(to: URL(fileURLWithPath: file))
-            let raw = volume.path("a.bookmark")
-            #expect(try BookmarkTool.run(["make", file, "-o", raw]).status == 0)
+            let (file, raw) = try bookmarkedFile(in: volume)
             // An extra key an app stored: a string-keyed value this tool does not know.
             let extra = try insertStringKey(into: Data(contentsOf: URL(fileURLWithPath: raw)), key: "com.example.note", value: "keep me")
             try extra.write(to: URL(fileURLWithPath: raw))
@@ -70,10 +76,7 @@ struct ResolveCommandTests {
     @Test("refresh of a SOURCE that is a symbolic link rewrites neither the link nor its target, and says what to give instead")
     func refreshThroughLink() throws {
         try LoopVolume.withVolume(.ext4) { volume in
-            let file = volume.path("a.txt")
-            try Data("a".utf8).write(to: URL(fileURLWithPath: file))
-            let raw = volume.path("a.bookmark")
-            #expect(try BookmarkTool.run(["make", file, "-o", raw]).status == 0)
+            let (file, raw) = try bookmarkedFile(in: volume)
             let link = volume.path("link.bookmark")
             try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "a.bookmark")
             try FileManager.default.moveItem(atPath: file, toPath: volume.path("b.txt"))
