@@ -156,7 +156,8 @@ extension BookmarkCommand {
 /// The output directory of a `make --output-dir` batch whose records are held back: each file is
 /// written without the directory's `fsync`, and the directory is synced once before held-back
 /// records are written (``Output/beforeRecordsLeave(_:during:)``), so every record that reaches
-/// stdout names a file whose name would survive a power failure. 1,000 bookmarks: 0.39 → 0.24 s.
+/// stdout names a file whose name would survive a power failure. 1,000 bookmarks: 2,000 → 1,001
+/// `fsync` calls, about 0.42 → 0.34 s for the whole process.
 /// Not used when stdout is a terminal (each record is printed at once, so each file is synced
 /// as before) or when the directory cannot be opened (then too).
 final class OutputFolderSync: Sendable {
