@@ -8,30 +8,57 @@
 
     /// A running observation of an open document (``DocumentController/observeExternalChanges(_:)``).
     public final class DocumentObservation: @unchecked Sendable {
-        private let stopped = Locked(false)
-        private let done = DispatchSemaphore(value: 0)
+        // State under `condition`: cancelled once, and whether a look (a check and maybe the
+        // handler) is running for it on the watcher thread.
+        private let condition = NSCondition()
+        private var cancelled = false
+        private var running = false
 
         init() {}
 
-        /// Stops observing; returns when the watcher thread has ended.
+        /// Stops observing. When it returns, the handler is not running for this observation and
+        /// will not be called again (called from the handler itself, it does not wait for itself).
         public func cancel() {
-            let first = stopped.withLock { stopped -> Bool in
-                defer { stopped = true }
-                return !stopped
-            }
-            if first { done.wait() }
+            condition.lock()
+            let first = !cancelled
+            cancelled = true
+            condition.unlock()
+            guard first else { return }
+            DocumentWatcher.shared.remove(self)
+            guard !DocumentWatcher.isCurrentThread else { return }
+            condition.lock()
+            while running { condition.wait() }
+            condition.unlock()
         }
 
-        var isCancelled: Bool { stopped.withLock { $0 } }
+        /// The watcher starts a look; `false` once cancelled.
+        func beginRun() -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            guard !cancelled else { return false }
+            running = true
+            return true
+        }
 
-        func finished() { done.signal() }
+        /// The watcher's look is over.
+        func endRun() {
+            condition.lock()
+            running = false
+            condition.broadcast()
+            condition.unlock()
+        }
     }
 
     extension DocumentController {
         /// Tells `handler` when another process moves, renames, edits, replaces or deletes the
-        /// document, without being asked: an inotify watch on the document and on its directory,
-        /// on a thread of its own, wakes a ``checkForExternalChange()`` (so a move is also followed
-        /// by ``fileURL``). Our own saves are not reported. Each different change is reported once.
+        /// document, without being asked: an inotify watch on the document and on its directory
+        /// wakes a ``checkForExternalChange()`` (so a move is also followed by ``fileURL``). Our own
+        /// saves are not reported. Each different change is reported once.
+        ///
+        /// Every observation of the process shares one inotify instance and one thread (inotify
+        /// instances are limited per user, 128 by default), and documents in one folder share its
+        /// watch. The handler is called on that thread, one call at a time: a slow handler delays
+        /// the reports of other documents.
         ///
         /// inotify sees changes made through this kernel only: on NFS or a FUSE file system, edits
         /// by other machines are found at the next ``checkForExternalChange()`` or ``save()``.
@@ -39,45 +66,15 @@
         /// - Returns: The observation; ``DocumentObservation/cancel()`` stops it.
         /// - Throws: `FileSystemError` when no inotify instance can be made.
         public func observeExternalChanges(_ handler: @escaping @Sendable (ExternalChange) -> Void) throws -> DocumentObservation {
-            let queue = try ChangeQueue()
             let observation = DocumentObservation()
-            let documentMask = UInt32(
-                IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MOVE_SELF
-                    | IN_DELETE_SELF)
-            let directoryMask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)
-            let watches: @Sendable (URL) -> [Int32] = { url in
-                guard let path = FileURLPaths.bytes(of: url).map(PathBytes.init) else { return [] }
-                return [path, path.parent].enumerated().compactMap { index, path in
-                    try? queue.watch(path.filePath, mask: index == 0 ? documentMask : directoryMask)
-                }
-            }
-            // The watches are in place before this returns: a change made right after the call is
-            // seen (installing them on the thread lost a rename made before it ran).
-            let initial = watches(fileURL)
-            let thread = Thread { [weak self] in
-                defer {
-                    queue.close()
-                    observation.finished()
-                }
-                var current = initial
-                var lastReported: ExternalChange?
-                func rewatch(_ url: URL) {
-                    for watch in current { queue.unwatch(watch) }
-                    current = watches(url)
-                }
-                while !observation.isCancelled {
-                    guard let events = try? queue.events(waitingUpTo: 100) else { return }
-                    guard !events.isEmpty, let controller = self else { continue }
-                    // Let a burst of events (a save is many) settle before looking.
-                    while let more = try? queue.events(waitingUpTo: 20), !more.isEmpty {}
+            try DocumentWatcher.shared.add(
+                observation, url: fileURL,
+                check: { [weak self] in
+                    guard let controller = self else { return nil }
                     let change = controller.checkForExternalChange()
-                    // Watch the new place before telling: the handler may act on it at once.
-                    rewatch(controller.fileURL)
-                    if let change, change != lastReported { handler(change) }
-                    lastReported = change
-                }
-            }
-            thread.start()
+                    return (change, controller.fileURL)
+                },
+                handler: handler)
             return observation
         }
     }
