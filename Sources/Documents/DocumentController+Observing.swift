@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #if os(Linux)
-    import BookmarkKit
     import Foundation
-    import Glibc
-    import SecureFiles
-    import SystemPackage
 
     /// A running observation of an open document (``DocumentController/observeExternalChanges(_:)``).
     public final class DocumentObservation: @unchecked Sendable {

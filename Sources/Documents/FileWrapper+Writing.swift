@@ -487,6 +487,7 @@
         /// bytes read when they spell it.
         var originalName: [UInt8]? { filenameBytes }
     }
+
     /// The files one directory's fill wrote and has not synced yet, each already started on its
     /// way to the device. At most `limit` are held open: past that they are synced at once.
     struct UnsyncedFiles: ~Copyable {

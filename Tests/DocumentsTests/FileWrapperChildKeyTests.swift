@@ -80,18 +80,17 @@ struct FileWrapperChildKeyTests {
 
     @Test("a directory read from disk answers a child's key on the first look-up")
     func readFromDisk() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("child-key-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: root) }
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        for name in ["a.txt", "b.txt", "c.txt"] {
-            try Data(name.utf8).write(to: root.appendingPathComponent(name))
+        try withScratchDirectory("child-key") { root in
+            for name in ["a.txt", "b.txt", "c.txt"] {
+                try Data(name.utf8).write(to: root.appendingPathComponent(name))
+            }
+            let directory = try FileWrapper(url: root, options: .immediate)
+            let byKey = try #require(directory.fileWrappers)
+            #expect(byKey.keys.sorted() == ["a.txt", "b.txt", "c.txt"])
+            for (key, child) in byKey { #expect(directory.keyForChildFileWrapper(child) == key) }
+            directory.removeFileWrapper(try #require(byKey["b.txt"]))
+            #expect(directory.fileWrappers?.keys.sorted() == ["a.txt", "c.txt"])
         }
-        let directory = try FileWrapper(url: root, options: .immediate)
-        let byKey = try #require(directory.fileWrappers)
-        #expect(byKey.keys.sorted() == ["a.txt", "b.txt", "c.txt"])
-        for (key, child) in byKey { #expect(directory.keyForChildFileWrapper(child) == key) }
-        directory.removeFileWrapper(try #require(byKey["b.txt"]))
-        #expect(directory.fileWrappers?.keys.sorted() == ["a.txt", "c.txt"])
     }
 
     /// Apple's rule, the plain way: the first n = 1, 2, … whose key is free.

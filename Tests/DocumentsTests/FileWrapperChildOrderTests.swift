@@ -40,32 +40,31 @@ struct FileWrapperChildOrderTests {
 
     @Test("a saved package's children, edited through the public API, are written in key order on the next save")
     func writeOrderAfterEdits() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("child-order-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: root) }
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let url = root.appendingPathComponent("Doc.pkg")
-        let wrapper = FileWrapper(directoryWithFileWrappers: [:])
-        for name in ["b.txt", "d.txt", "f.txt"] { wrapper.addRegularFile(withContents: Data(name.utf8), preferredFilename: name) }
-        try wrapper.write(to: url, options: [.atomic, .withNameUpdating], originalContentsURL: nil)
-        // After the write (which sorted once): one removed, two added around the others, one renamed.
-        wrapper.removeFileWrapper(try #require(wrapper.fileWrappers?["d.txt"]))
-        wrapper.addRegularFile(withContents: Data("c".utf8), preferredFilename: "c.txt")
-        wrapper.addRegularFile(withContents: Data("a".utf8), preferredFilename: "a.txt")
-        try #require(wrapper.fileWrappers?["f.txt"]).preferredFilename = "e.txt"
-        let trace = AuditLog(level: .calls)
-        try SyscallSeam.$observer.withValue(trace) {
-            try wrapper.write(to: url, options: [.atomic, .withNameUpdating], originalContentsURL: url)
-        }
-        // Each child is either linked (`linkat`'s second path) or created (`openat` with O_CREAT).
-        let written = trace.calls.compactMap { call -> String? in
-            switch call.name {
-            case "linkat": return call.secondPath.map { String(decoding: $0, as: UTF8.self) }
-            case "openat" where (call.flags ?? 0) & Int64(O_CREAT) != 0: return call.path.map { String(decoding: $0, as: UTF8.self) }
-            default: return nil
+        try withScratchDirectory("child-order") { root in
+            let url = root.appendingPathComponent("Doc.pkg")
+            let wrapper = FileWrapper(directoryWithFileWrappers: [:])
+            for name in ["b.txt", "d.txt", "f.txt"] { wrapper.addRegularFile(withContents: Data(name.utf8), preferredFilename: name) }
+            try wrapper.write(to: url, options: [.atomic, .withNameUpdating], originalContentsURL: nil)
+            // After the write (which sorted once): one removed, two added around the others, one renamed.
+            wrapper.removeFileWrapper(try #require(wrapper.fileWrappers?["d.txt"]))
+            wrapper.addRegularFile(withContents: Data("c".utf8), preferredFilename: "c.txt")
+            wrapper.addRegularFile(withContents: Data("a".utf8), preferredFilename: "a.txt")
+            try #require(wrapper.fileWrappers?["f.txt"]).preferredFilename = "e.txt"
+            let trace = AuditLog(level: .calls)
+            try SyscallSeam.$observer.withValue(trace) {
+                try wrapper.write(to: url, options: [.atomic, .withNameUpdating], originalContentsURL: url)
             }
-        }.filter { $0.hasSuffix(".txt") }
-        #expect(written == ["a.txt", "b.txt", "c.txt", "e.txt"])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: url.path).sorted() == ["a.txt", "b.txt", "c.txt", "e.txt"])
+            // Each child is either linked (`linkat`'s second path) or created (`openat` with O_CREAT).
+            let written = trace.calls.compactMap { call -> String? in
+                switch call.name {
+                case "linkat": return call.secondPath.map { String(decoding: $0, as: UTF8.self) }
+                case "openat" where (call.flags ?? 0) & Int64(O_CREAT) != 0: return call.path.map { String(decoding: $0, as: UTF8.self) }
+                default: return nil
+                }
+            }.filter { $0.hasSuffix(".txt") }
+            #expect(written == ["a.txt", "b.txt", "c.txt", "e.txt"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: url.path).sorted() == ["a.txt", "b.txt", "c.txt", "e.txt"])
+        }
     }
 
     @Test(

@@ -56,3 +56,12 @@ struct PackageFixture {
 
 /// The file systems every save scenario runs on.
 let saveFileSystems: [FixtureFileSystem] = [.ext4, .xfs, .btrfs, .tmpfs]
+
+/// Runs `body` with a fresh directory under the system's temporary directory (its name starts
+/// with `prefix`), removed afterwards.
+func withScratchDirectory<T>(_ prefix: String, _ body: (URL) throws -> T) throws -> T {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: root) }
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    return try body(root)
+}

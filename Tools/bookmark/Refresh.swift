@@ -97,8 +97,9 @@ extension BookmarkCommand {
                 // A link is never rewritten (neither replaced by a file nor written through, which
                 // would change a file the link only points to): say what to give instead.
                 if let status = try? Directory.current.status(of: source.filePath), status.kind == .symlink {
+                    // The name is not put into a shell command: a hostile one would run when pasted.
                     Output.error("\(source.escaped) is a symbolic link, which refresh does not rewrite; give the file it points to "
-                        + "(bookmark refresh \"$(readlink -f \(source.escaped))\")")
+                        + "(readlink -f prints it)")
                 }
                 return (RefreshJSON(
                     source: source, status: "failed", path: nil, container: nil, changes: [], error: error.code.rawValue,
