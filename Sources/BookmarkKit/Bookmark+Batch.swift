@@ -144,7 +144,9 @@ struct BatchResolution {
                 // The shared walk starts at the mount point, not at the old directory.
                 let item = Waiting(
                     index: index, resolver: resolver, volume: volume, replacement: replacement, deleted: deleted)
-                return .waiting(item, walkable: volume != nil && options.search && recorded.inode != nil && !deleted)
+                // A bookmark whose path was refused (`EACCES`) is not searched for: see `Resolver.pathDenied`.
+                return .waiting(
+                    item, walkable: volume != nil && options.search && recorded.inode != nil && !deleted && !resolver.pathDenied)
             }
         } catch {
             return .settled(index, .failure(error))

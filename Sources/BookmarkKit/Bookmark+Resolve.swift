@@ -65,6 +65,11 @@ struct Resolver: Sendable {
     let directory: MountedVolumes
     var notes: [String] = []
     var entriesSearched = 0
+    /// The recorded path could not be looked up because a directory on it refused us (`EACCES`):
+    /// the object is most likely still there, behind it. Such a bookmark is not searched for (a
+    /// search of the volume would cost its whole budget and find nothing we may reach), and
+    /// when nothing else finds it, it fails with `permissionDenied`, not `notFound`.
+    var pathDenied = false
     /// Told when a search starts, with its time budget (a watched resolution extends its deadline).
     var searchStarts: (@Sendable (Duration) -> Void)?
 
@@ -116,7 +121,7 @@ struct Resolver: Sendable {
         if !deleted, let volume, let found = catalogCandidate(on: volume) {
             return finish(found, volume: volume)
         }
-        if !deleted, options.search, let volume, let found = try search(on: volume, from: current) {
+        if !deleted, !pathDenied, options.search, let volume, let found = try search(on: volume, from: current) {
             return finish(found, volume: volume)
         }
         return try conclude(excluding: volume, replacement: replacement, deleted: deleted)
@@ -129,7 +134,7 @@ struct Resolver: Sendable {
         var replacement: Found?
 
         // 1. Path first.
-        if let (found, sameObject) = inspect(current) {
+        if let (found, sameObject) = inspect(current, denied: &pathDenied) {
             if sameObject { return .resolved(finish(found, volume: found.id.volume)) }
             if looksLikeReplacement(found) {
                 if isLaterSave(found) {
@@ -165,6 +170,11 @@ struct Resolver: Sendable {
         }
         if deleted {
             throw error(.notFound, "the file was deleted from its volume (its file handle is stale)")
+        }
+        if pathDenied {
+            throw error(
+                .permissionDenied,
+                "a directory on its path refused access (EACCES): it may still be there, where this process cannot reach it; not searched")
         }
         if volume == nil {
             throw error(.notFound, "not at its path, and the volume has no persistent identity to search")
@@ -226,8 +236,21 @@ struct Resolver: Sendable {
     /// (`statx`, `name_to_handle_at`) where the handle proves both saw one inode; otherwise (no
     /// handle, an unknown layout, a race) the `O_PATH` open.
     func inspect(_ path: [UInt8]) -> (Found, Bool)? {
+        var denied = false
+        return inspect(path, denied: &denied)
+    }
+
+    /// ``inspect(_:)``, setting `denied` when the lookup was refused (`EACCES`: a directory on the
+    /// path may not be searched by this process), which "nothing there" must not be taken for.
+    func inspect(_ path: [UInt8], denied: inout Bool) -> (Found, Bool)? {
         // One `statx` serves both checks below; nothing at the path ends it.
-        guard case .success(let status) = FileStatus.lookup(pathBytes: path, followSymlinks: false) else { return nil }
+        let status: FileStatus
+        switch FileStatus.lookup(pathBytes: path, followSymlinks: false) {
+        case .success(let found): status = found
+        case .failure(let errno):
+            if errno == .permissionDenied { denied = true }
+            return nil
+        }
         // The unmoved case first: the `statx` proves the recorded object is still at the path
         // when the inode and the birth time both match (see FileID.lookUpKnown).
         if let inode = recorded.inode, let birthTime = recorded.birthTime,
