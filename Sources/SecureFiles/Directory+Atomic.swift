@@ -235,7 +235,19 @@ extension Directory {
                 _ = withCName(temporaryName) { Sys.unlinkat(dirfd, $0, 0) }
                 throw FileSystemError(syscall: "renameat2", errno: errno, path: path)
             }
-            let written = try confirmIdentity(temporary, parent: parent, name: name, path: bytes)
+            let written: ObjectIdentity
+            do throws(FileSystemError) {
+                written = try confirmIdentity(temporary, parent: parent, name: name, path: bytes)
+            } catch {
+                // Another writer's replace of the same name (or a removal) landed between this
+                // rename and the check: this file was at the name and is superseded, its last link
+                // gone with the rename over it. Last writer wins, as for any two renames; it is not
+                // a failure of this one (two `bookmark make -o same` at once failed one in seven).
+                // A file of ours still linked somewhere is another matter, refused as before.
+                guard let mine = try? temporary.status(), mine.linkCount == 0 else { throw error }
+                Audit.policy(.created(path: bytes, identity: mine.identity))
+                written = mine.identity
+            }
             if options.syncsDirectory { try syncDirectory(parent, path: bytes) }
             return ReplaceOutcome(replaced: existing?.identity, written: written, unsupportedAttributes: unsupported)
         }
