@@ -50,6 +50,14 @@ struct StoredRefreshTests {
             #expect(refresh.refreshed == stale)
             #expect(refresh.notRefreshed.isEmpty)
             #expect(refresh.results.map(StoredBatchTests.Outcome.init) == before.map(StoredBatchTests.Outcome.init))
+            // Printed for a log: a summary, and one line per resolution (not every field's bytes).
+            let resolved = before.filter { (try? $0.get()) != nil }.count
+            #expect(
+                refresh.description
+                    == "\(data.count) bookmarks: \(resolved) resolved, \(data.count - resolved) failed; \(stale.count) rewritten")
+            let first = try before[stale[0]].get()
+            let changes = Change.allCases.filter(first.changes.contains).map(\.rawValue).joined(separator: ", ")
+            #expect(first.description == "\(first.path.string) (matched by \(first.matchedBy.rawValue); stale: \(changes))")
 
             let records = Self.records(try Self.contents(file))
             try #require(records.count == data.count)
