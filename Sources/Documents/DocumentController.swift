@@ -17,7 +17,10 @@
     }
 
     /// Why a document cannot be opened or saved.
-    public enum DocumentError: Error, Sendable, Equatable, CustomStringConvertible {
+    ///
+    /// A `LocalizedError`: its `localizedDescription` (what an alert shows) is the sentence of
+    /// ``description``, not Foundation's generic "The operation could not be completed".
+    public enum DocumentError: LocalizedError, Sendable, Equatable, CustomStringConvertible {
         /// The file's type is not one the document reads.
         case unsupportedContentType(String)
         /// Something already exists where a new document was to be created.
@@ -38,6 +41,9 @@
             case .deleted(let url): return "\(url.path) was deleted while it was open"
             }
         }
+
+        /// The sentence of ``description``: what `localizedDescription` returns.
+        public var errorDescription: String? { description }
     }
 
     /// Opens, saves, autosaves and reverts a ``FileDocument``, safely:

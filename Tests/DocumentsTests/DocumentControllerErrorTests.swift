@@ -65,4 +65,18 @@ struct DocumentControllerErrorTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: root.path) == ["doc.txt"])
         }
     }
+
+    @Test("DocumentError's localizedDescription is its sentence")
+    func localizedDescription() {
+        let url = URL(fileURLWithPath: "/tmp/Week.notes")
+        let errors: [DocumentError] = [
+            .unsupportedContentType("txt"), .alreadyExists(url), .modifiedByAnotherProcess(url), .deleted(url),
+        ]
+        for error in errors {
+            #expect(error.localizedDescription == error.description)
+            #expect((error as any Error).localizedDescription == error.description)
+            #expect(!error.localizedDescription.contains("could not be completed"))
+        }
+        #expect(DocumentError.deleted(url).localizedDescription == "/tmp/Week.notes was deleted while it was open")
+    }
 }
