@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+import Documents
+import Foundation
+import Testing
+
+/// A regular-file wrapper subclass, written as Apple code writes one: its own initialiser calls a
+/// designated initialiser of `FileWrapper`.
+final class TextWrapper: FileWrapper {
+    init(text: String) { super.init(regularFileWithContents: Data(text.utf8)) }
+    required init?(coder: NSCoder) { super.init(coder: coder) }
+
+    var text: String? { regularFileContents.flatMap { String(data: $0, encoding: .utf8) } }
+}
+
+/// A package subclass calling the other designated initialisers.
+final class NotesPackage: FileWrapper {
+    init(notes: [String: String]) {
+        super.init(directoryWithFileWrappers: notes.mapValues { TextWrapper(text: $0) })
+    }
+    override init(url: URL, options: FileWrapper.ReadingOptions = []) throws { try super.init(url: url, options: options) }
+    init(linkingTo url: URL) { super.init(symbolicLinkWithDestinationURL: url) }
+    override init?(serializedRepresentation data: Data) { super.init(serializedRepresentation: data) }
+    required init?(coder: NSCoder) { super.init(coder: coder) }
+}
+
+/// Apple's initialisers: designated (subclasses call them).
+@Suite("FileWrapper initialisers and filenames, as Apple's")
+struct FileWrapperAppleInitTests {
+    @Test("a subclass calls the designated initialisers with super.init and round-trips a save and a read")
+    func subclassRoundTrip() throws {
+        try withScratchDirectory("wrapper-subclass") { root in
+            let file = TextWrapper(text: "hello")
+            #expect(file.isRegularFile && file.text == "hello")
+            let fileURL = root.appendingPathComponent("hello.txt")
+            try file.write(to: fileURL, options: .atomic, originalContentsURL: nil)
+            #expect(try String(contentsOf: fileURL, encoding: .utf8) == "hello")
+
+            let package = NotesPackage(notes: ["a.txt": "alpha", "b.txt": "beta"])
+            #expect(package.isDirectory)
+            let packageURL = root.appendingPathComponent("Week.notes")
+            try package.write(to: packageURL, options: [.atomic, .withNameUpdating], originalContentsURL: nil)
+            let read = try NotesPackage(url: packageURL, options: .immediate)
+            #expect(read.isDirectory)
+            let texts = read.fileWrappers?.mapValues { $0.regularFileContents.flatMap { String(data: $0, encoding: .utf8) } }
+            #expect(texts == ["a.txt": "alpha", "b.txt": "beta"])
+
+            let archived = try #require(package.serializedRepresentation)
+            let decoded = try #require(NotesPackage(serializedRepresentation: archived))
+            #expect(decoded.fileWrappers?.keys.sorted() == ["a.txt", "b.txt"])
+            #expect(NotesPackage(serializedRepresentation: Data("not an archive".utf8)) == nil)
+
+            let link = NotesPackage(linkingTo: URL(fileURLWithPath: "hello.txt"))
+            #expect(link.isSymbolicLink && link.symbolicLinkDestinationURL?.relativePath == "hello.txt")
+        }
+    }
+}
