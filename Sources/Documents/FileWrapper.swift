@@ -147,8 +147,10 @@
         // all"), so a subclass's own initialiser may call any of them with `super.init`: each sets
         // the stored properties itself rather than delegating to another.
 
-        /// A directory wrapper holding these children. A child with no preferred filename gets its key
-        /// as one; keys that collide case-insensitively are uniqued, as Apple does.
+        /// A directory wrapper holding these children, each under its key: the keys are the file
+        /// names the children are written under. A child with no preferred filename gets its key as
+        /// one; a child with one keeps it and is still held (and written) under its key, as Apple
+        /// documents. Keys that collide case-insensitively are uniqued, as Apple does.
         public init(directoryWithFileWrappers childrenByPreferredName: [String: FileWrapper]) {
             kind = .directory
             storedAttributes = FileWrapper.defaultAttributes(.directory)
@@ -159,8 +161,9 @@
                     // The same wrapper under two keys is held once, as `addFileWrapper` holds it.
                     guard let child = childrenByPreferredName[key], table.key(of: child) == nil else { continue }
                     if child.storedPreferredFilename?.isEmpty ?? true { child.storedPreferredFilename = key }
-                    let preferred = child.storedPreferredFilename.flatMap { $0.isEmpty ? nil : $0 } ?? "Untitled"
-                    table.insert(child, as: table.uniqueKey(for: preferred))
+                    // The key is the file name; an empty one could not be written (as `addFileWrapper`
+                    // names a child without a name).
+                    table.insert(child, as: table.uniqueKey(for: key.isEmpty ? "Untitled" : key))
                     child.parents.append(WeakWrapper(wrapper: self))
                 }
                 storedChildren = table

@@ -23,7 +23,7 @@ final class NotesPackage: FileWrapper {
     required init?(coder: NSCoder) { super.init(coder: coder) }
 }
 
-/// Apple's initialisers: designated (subclasses call them).
+/// Apple's initialisers: designated (subclasses call them), and the directory's keys as file names.
 @Suite("FileWrapper initialisers and filenames, as Apple's")
 struct FileWrapperAppleInitTests {
     @Test("a subclass calls the designated initialisers with super.init and round-trips a save and a read")
@@ -51,6 +51,35 @@ struct FileWrapperAppleInitTests {
 
             let link = NotesPackage(linkingTo: URL(fileURLWithPath: "hello.txt"))
             #expect(link.isSymbolicLink && link.symbolicLinkDestinationURL?.relativePath == "hello.txt")
+        }
+    }
+
+    @Test("init(directoryWithFileWrappers:): the keys are the file names, also for a child that already has a preferred filename")
+    func keysAreFileNames() throws {
+        let named = FileWrapper(regularFileWithContents: Data("named".utf8))
+        named.preferredFilename = "a.txt"
+        let unnamed = FileWrapper(regularFileWithContents: Data("unnamed".utf8))
+        let package = FileWrapper(directoryWithFileWrappers: ["renamed.txt": named, "plain.txt": unnamed])
+        #expect(package.fileWrappers?.keys.sorted() == ["plain.txt", "renamed.txt"])
+        #expect(package.keyForChildFileWrapper(named) == "renamed.txt")
+        #expect(named.preferredFilename == "a.txt", "a child with a preferred filename keeps it")
+        #expect(unnamed.preferredFilename == "plain.txt", "a child without one gets its key")
+
+        // Keys that differ only in case are still uniqued, as `addFileWrapper` does.
+        let twins = FileWrapper(directoryWithFileWrappers: [
+            "Note.txt": FileWrapper(regularFileWithContents: Data()), "note.txt": FileWrapper(regularFileWithContents: Data()),
+        ])
+        #expect(twins.fileWrappers?.keys.sorted() == ["1__#$!@%!#__note.txt", "Note.txt"])
+        // An empty key cannot be a file name: the child is named as `addFileWrapper` names one.
+        let untitled = FileWrapper(directoryWithFileWrappers: ["": FileWrapper(regularFileWithContents: Data())])
+        #expect(untitled.fileWrappers?.keys.sorted() == ["Untitled"])
+
+        try withScratchDirectory("wrapper-keys") { root in
+            let url = root.appendingPathComponent("Doc.pkg")
+            try package.write(to: url, options: [.atomic, .withNameUpdating], originalContentsURL: nil)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: url.path).sorted() == ["plain.txt", "renamed.txt"])
+            #expect(try String(contentsOf: url.appendingPathComponent("renamed.txt"), encoding: .utf8) == "named")
+            #expect(named.filename == "renamed.txt")
         }
     }
 }
