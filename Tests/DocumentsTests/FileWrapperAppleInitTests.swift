@@ -23,7 +23,8 @@ final class NotesPackage: FileWrapper {
     required init?(coder: NSCoder) { super.init(coder: coder) }
 }
 
-/// Apple's initialisers: designated (subclasses call them), and the directory's keys as file names.
+/// Apple's initialisers: designated (subclasses call them), the directory's keys as file names,
+/// and the written wrapper's own filename with `.withNameUpdating`.
 @Suite("FileWrapper initialisers and filenames, as Apple's")
 struct FileWrapperAppleInitTests {
     @Test("a subclass calls the designated initialisers with super.init and round-trips a save and a read")
@@ -80,6 +81,30 @@ struct FileWrapperAppleInitTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: url.path).sorted() == ["plain.txt", "renamed.txt"])
             #expect(try String(contentsOf: url.appendingPathComponent("renamed.txt"), encoding: .utf8) == "named")
             #expect(named.filename == "renamed.txt")
+        }
+    }
+
+    @Test("write with .withNameUpdating sets the written wrapper's own filename; without it, filename stays as it was",
+          arguments: [true, false])
+    func topLevelFilename(atomic: Bool) throws {
+        try withScratchDirectory("wrapper-top-filename") { root in
+            let options: FileWrapper.WritingOptions = atomic ? [.atomic] : []
+            let file = FileWrapper(regularFileWithContents: Data("x".utf8))
+            try file.write(to: root.appendingPathComponent("one.txt"), options: options.union(.withNameUpdating), originalContentsURL: nil)
+            #expect(file.filename == "one.txt")
+            #expect(file.filenameBytes == Array("one.txt".utf8))
+
+            let package = FileWrapper(directoryWithFileWrappers: ["c.txt": FileWrapper(regularFileWithContents: Data("c".utf8))])
+            try package.write(to: root.appendingPathComponent("New.pkg"), options: options.union(.withNameUpdating), originalContentsURL: nil)
+            #expect(package.filename == "New.pkg")
+            #expect(package.fileWrappers?["c.txt"]?.filename == "c.txt")
+
+            let unnamed = FileWrapper(regularFileWithContents: Data("y".utf8))
+            try unnamed.write(to: root.appendingPathComponent("two.txt"), options: options, originalContentsURL: nil)
+            #expect(unnamed.filename == nil)
+            // A later save under another name with name updating follows it.
+            try file.write(to: root.appendingPathComponent("three.txt"), options: options.union(.withNameUpdating), originalContentsURL: nil)
+            #expect(file.filename == "three.txt")
         }
     }
 }
