@@ -150,6 +150,9 @@
 
         /// Saves the document where it is now: unchanged children linked, the new package swapped in.
         ///
+        /// Waits, blocking and without a timeout, while another process holds the document's
+        /// writers' lock (`.<name>.lock` beside it, which stays there: Docs/DOCUMENTS.md).
+        ///
         /// - Throws: ``DocumentError/modifiedByAnotherProcess(_:)`` (nothing written),
         ///   ``DocumentError/deleted(_:)`` (nothing created), what the document's
         ///   `fileWrapper(configuration:)` throws, or the write's `CocoaError`.
