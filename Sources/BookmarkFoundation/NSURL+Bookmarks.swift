@@ -81,8 +81,8 @@
             try URL.bookmarkData(withContentsOf: bookmarkFileURL)
         }
 
-        /// Resolves an alias file: Apple's `NSURL(resolvingAliasFileAt:options:)`. A URL that is not
-        /// an alias file gives itself.
+        /// Resolves an alias file: Apple's `NSURL(resolvingAliasFileAt:options:)`. An existing file
+        /// that is not an alias file gives itself; a URL where nothing is throws.
         ///
         /// - Throws: `CocoaError`, as `URL(resolvingAliasFileAt:options:)`.
         public convenience init(resolvingAliasFileAt url: URL, options: BookmarkResolutionOptions = []) throws {

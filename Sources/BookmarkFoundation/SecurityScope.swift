@@ -41,7 +41,9 @@
     /// resolved by another. It is not a boundary against code that runs as the same user and
     /// reads the key file: Linux has no per-application file permissions to stop that.
     ///
-    /// **The registry.** Scoped URLs are kept in one process-wide table, guarded by a lock held only
+    /// **The registry.** Scoped URLs are kept in one process-wide table, keyed by the absolute
+    /// string of the URL a scoped resolution returned (so any equal `URL` value, such as
+    /// `URL(fileURLWithPath:)` of the resolved path, is scoped too), guarded by a lock held only
     /// to look up or update one entry (a start or stop costs one hash of the URL's string and
     /// one lock). It holds at most ``registryCapacity`` URLs: when full, the least recently
     /// registered URL with no access started is dropped (its start then returns `false`, as on

@@ -3,6 +3,7 @@
     import BookmarkFormat
     import BookmarkKit
     import Foundation
+    import SecureFiles
     import SystemPackage
 
     extension URL {
@@ -54,15 +55,27 @@
         }
 
         /// Resolves the alias file at `url`: Apple's `URL(resolvingAliasFileAt:options:)` on Linux.
-        /// A URL that is not an alias file is returned as it is (as on macOS).
+        /// An existing file that is not an alias file is returned as it is (as on macOS); a URL that
+        /// cannot be reached throws, as Apple documents ("The url argument is unreachable").
         ///
         /// An alias file is a regular file whose Finder info has `kIsAlias`, or whose content starts
         /// with the alias-file header. Resolution is `URL(resolvingBookmarkData:…)`'s.
         ///
-        /// - Throws: `CocoaError`: `.fileNoSuchFile` when the target cannot be found or its volume is
-        ///   not mounted, `.fileReadCorruptFile` for an unreadable alias, `.fileReadNoPermission`.
+        /// - Throws: `CocoaError`: `.fileReadNoSuchFile` when nothing is at `url` (a dangling symlink
+        ///   included) and `.fileReadNoPermission` when it cannot be looked up, with the
+        ///   `FileSystemError` in `userInfo[NSUnderlyingErrorKey]` (the code Apple's Foundation gives
+        ///   a missing file it was asked to read); then `.fileNoSuchFile` when the alias's target
+        ///   cannot be found or its volume is not mounted, `.fileReadCorruptFile` for an unreadable
+        ///   alias, `.fileReadNoPermission`.
         public init(resolvingAliasFileAt url: URL, options: BookmarkResolutionOptions = []) throws {
             guard let path = fileSystemPath(of: url) else { throw unusable(url) }
+            // `isAliasFile` answers "no" for anything it cannot read, which would hand back a
+            // missing path as if it were a plain file: look the path up first.
+            do throws(FileSystemError) {
+                _ = try FileStatus(pathBytes: PathBytes(path).bytes, followSymlinks: true)
+            } catch {
+                throw CocoaError.reading(error, url: url)
+            }
             let outcome = Result { () throws(BookmarkError) -> (Resolution, Bool)? in
                 guard Bookmark.isAliasFile(at: path) else { return nil }
                 let bookmark = try Bookmark(contentsOfAliasFile: path)

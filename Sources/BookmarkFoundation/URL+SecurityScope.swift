@@ -8,7 +8,10 @@
         ///
         /// Returns `true` (and counts the call) for a URL that
         /// `URL(resolvingBookmarkData:options: .withSecurityScope, …)` returned in this process,
-        /// after checking the data's signature, and `false` for any other URL, as macOS does.
+        /// after checking the data's signature, and `false` for any other URL. `URL` is a value
+        /// with no identity, so "that URL" is its absolute string: any `URL` with the same string
+        /// (`URL(fileURLWithPath:)` of the resolved path, say) returns `true` as well and shares
+        /// its count; the same file spelled otherwise (another path to it) does not.
         /// Balance each `true` with ``stopAccessingSecurityScopedResource()``. While access is
         /// started, `SecurityScope.open(_:for:)` opens the object, enforcing a read-only scope. See
         /// `SecurityScope` for what a scope means on Linux and the registry's cost and bound.

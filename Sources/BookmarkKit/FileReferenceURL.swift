@@ -192,8 +192,9 @@ extension FileReferenceURL {
     ///   - useHandles: Whether to try `open_by_handle_at`.
     ///   - volumes: The mount table to use (read afresh when `nil`).
     /// - Throws: ``BookmarkError``: `volumeNotMounted` when the mount the reference was made on is
-    ///   gone (unmounted, remounted, rebooted); `notFound` when the object was deleted (or lies
-    ///   beyond the search budget: ``BookmarkError/searchExhausted``).
+    ///   gone (unmounted, remounted, rebooted); `notFound` when the object was deleted (at once,
+    ///   without a search, when `open_by_handle_at` reports its handle stale) or lies beyond the
+    ///   search budget (``BookmarkError/searchExhausted``).
     public func resolve(budget: SearchBudget = .default, useHandles: Bool = true, volumes: MountedVolumes? = nil)
         throws(BookmarkError) -> FileReferenceResolution
     {
@@ -243,8 +244,20 @@ extension FileReferenceURL {
         }
         defer { try? readable.close() }
         let volume = directory.volume(of: entry, descriptor: readable)
-        if useHandles, let found = openByHandle(root: readable, volume: volume) {
-            return found
+        if useHandles {
+            switch openByHandle(root: readable, volume: volume) {
+            case .found(let found):
+                return found
+            case .deleted:
+                // `ESTALE`: the kernel found no inode with this number and generation, so the object
+                // is gone and a search of the volume (seconds on a large one) cannot find it; the
+                // bookmark resolver concludes the same (Docs/RESOLUTION.md step 5).
+                FileReferenceCache.shared.forget(self)
+                throw BookmarkError(
+                    .notFound, "no object with inode \(inode) on the mount \(mountID): it was deleted (its file handle is stale)")
+            case .unavailable:
+                break  // not permitted (EPERM without CAP_DAC_READ_SEARCH), not applicable: search
+            }
         }
         return try search(root: readable, entry: entry, volume: volume, budget: budget, from: lastKnown)
     }
@@ -317,20 +330,36 @@ extension FileReferenceURL {
         return isReferenced(id)
     }
 
+    /// What ``openByHandle(root:volume:)`` found.
+    enum HandleOutcome {
+        /// Opened and confirmed by identity.
+        case found(FileReferenceResolution)
+        /// `ESTALE`: no object with this inode and generation exists on the volume any more.
+        case deleted
+        /// Not permitted, not applicable, or opened but not confirmed: the search decides.
+        case unavailable
+    }
+
     /// `open_by_handle_at` with the `[ino32][gen32]` handle (type 1) that ext4 and XFS use for
-    /// 32-bit inode numbers; confirmed by identity. `nil` when not permitted or not applicable.
-    func openByHandle(root: OwnedDescriptor, volume: Volume) -> FileReferenceResolution? {
+    /// 32-bit inode numbers; confirmed by identity.
+    func openByHandle(root: OwnedDescriptor, volume: Volume) -> HandleOutcome {
         guard let generation, inode <= UInt64(UInt32.max), ["ext4", "ext3", "ext2", "xfs"].contains(volume.fsType)
-        else { return nil }
+        else { return .unavailable }
         var bytes: [UInt8] = []
         for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: inode >> UInt64(shift))) }
         for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: generation >> UInt32(shift))) }
         let handle = FileHandleData(type: 1, bytes: bytes, mountID: volume.mountID)
-        guard let opened = try? handle.open(onMountOf: root) else { return nil }
+        let opened: OwnedDescriptor
+        do {
+            opened = try handle.open(onMountOf: root)
+        } catch {
+            // Only `ESTALE` says the object is gone; `EPERM` (unprivileged) and the rest say nothing.
+            return error.code == .stale ? .deleted : .unavailable
+        }
         defer { try? opened.close() }
-        guard matches(opened, volume: volume), let path = try? opened.currentPath() else { return nil }
+        guard matches(opened, volume: volume), let path = try? opened.currentPath() else { return .unavailable }
         FileReferenceCache.shared.remember(self, path: PathBytes(path).bytes, handle: try? opened.fileHandle().bytes, volume: volume)
-        return FileReferenceResolution(path: path, method: .handle, entriesSearched: 0)
+        return .found(FileReferenceResolution(path: path, method: .handle, entriesSearched: 0))
     }
 
     /// The bounded `d_ino` walk of the mount, confirmed by identity.

@@ -17,7 +17,10 @@
     }
 
     /// Why a document cannot be opened or saved.
-    public enum DocumentError: Error, Sendable, Equatable, CustomStringConvertible {
+    ///
+    /// A `LocalizedError`: its `localizedDescription` (what an alert shows) is the sentence of
+    /// ``description``, not Foundation's generic "The operation could not be completed".
+    public enum DocumentError: LocalizedError, Sendable, Equatable, CustomStringConvertible {
         /// The file's type is not one the document reads.
         case unsupportedContentType(String)
         /// Something already exists where a new document was to be created.
@@ -38,6 +41,9 @@
             case .deleted(let url): return "\(url.path) was deleted while it was open"
             }
         }
+
+        /// The sentence of ``description``: what `localizedDescription` returns.
+        public var errorDescription: String? { description }
     }
 
     /// Opens, saves, autosaves and reverts a ``FileDocument``, safely:
@@ -143,6 +149,9 @@
         }
 
         /// Saves the document where it is now: unchanged children linked, the new package swapped in.
+        ///
+        /// Waits, blocking and without a timeout, while another process holds the document's
+        /// writers' lock (`.<name>.lock` beside it, which stays there: Docs/DOCUMENTS.md).
         ///
         /// - Throws: ``DocumentError/modifiedByAnotherProcess(_:)`` (nothing written),
         ///   ``DocumentError/deleted(_:)`` (nothing created), what the document's
@@ -362,23 +371,45 @@
 
         /// Runs `body` holding the exclusive writers' lock of the document at `url`: `flock` on
         /// `.<name>.lock` in its directory, created (mode 0666 minus the umask) when missing.
+        ///
+        /// Waits, with no timeout, while another process holds the lock (its save takes as long as
+        /// its write). The lock file stays: removing it would let one process lock the removed file
+        /// while another creates and locks a new one under the same name.
+        ///
+        /// - Throws: What `body` throws; a `CocoaError` mapped as the write's errors are
+        ///   (`.fileNoSuchFile` for a missing folder, `.fileWriteNoPermission`, …) when the lock file
+        ///   cannot be opened, created or locked, with the `FileSystemError` (syscall, errno, path) in
+        ///   `userInfo[NSUnderlyingErrorKey]` and `url` in `NSURLErrorKey`.
         static func withWriterLock<T>(for url: URL, _ body: () throws -> T) throws -> T {
             guard let path = FileURLPaths.bytes(of: url.standardizedFileURL).map(PathBytes.init), let documentName = path.lastComponent
             else { throw CocoaError(.fileWriteInvalidFileName, userInfo: [NSURLErrorKey: url]) }
-            let parent = try Directory(opening: path.parent.filePath)
-            let name = [0x2E] + documentName + Array(".lock".utf8)
-            let umask = (try? ProcessUmask.current()).flatMap { $0 } ?? 0o022
             let file: OwnedDescriptor
             do throws(FileSystemError) {
-                file = try parent.createFile(bytes: name, permissions: FilePermissions(rawValue: 0o666 & ~umask))
+                file = try lockFile(in: path.parent, for: documentName)
             } catch {
-                guard error.errno == .fileExists else { throw error }
-                file = try parent.descriptor.openChild(name, options: .readOnly)
+                throw CocoaError.writing(error, url: url)
             }
             defer { try? file.close() }
-            try file.lock(exclusive: true, wait: true)
+            do throws(FileSystemError) {
+                _ = try file.lock(exclusive: true, wait: true)
+            } catch {
+                throw CocoaError.writing(error, url: url)
+            }
             defer { try? file.unlock() }
             return try body()
+        }
+
+        /// `.<name>.lock` in `folder`, opened, or created (mode 0666 minus the umask) when missing.
+        private static func lockFile(in folder: PathBytes, for documentName: [UInt8]) throws(FileSystemError) -> OwnedDescriptor {
+            let parent = try Directory(opening: folder.filePath)
+            let name = [0x2E] + documentName + Array(".lock".utf8)
+            let umask = (try? ProcessUmask.current()).flatMap { $0 } ?? 0o022
+            do throws(FileSystemError) {
+                return try parent.createFile(bytes: name, permissions: FilePermissions(rawValue: 0o666 & ~umask))
+            } catch {
+                guard error.errno == .fileExists else { throw error }
+                return try parent.descriptor.openChild(name, options: .readOnly)
+            }
         }
     }
 #endif

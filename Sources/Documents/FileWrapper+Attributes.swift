@@ -96,8 +96,9 @@
     }
 
     extension CocoaError {
-        /// A failed read as Apple reports it, with the system call's error underneath.
-        static func reading(_ error: FileSystemError, url: URL) -> CocoaError {
+        /// A failed read as Apple reports it, with the system call's error underneath (also
+        /// BookmarkFoundation's, for a URL it cannot reach).
+        package static func reading(_ error: FileSystemError, url: URL) -> CocoaError {
             let code: CocoaError.Code
             switch error.errno {
             case .noSuchFileOrDirectory: code = .fileReadNoSuchFile
@@ -107,8 +108,9 @@
             return CocoaError(code, userInfo: [NSURLErrorKey: url, NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error])
         }
 
-        /// A failed write as Apple reports it, with the system call's error underneath.
-        static func writing(_ error: FileSystemError, url: URL) -> CocoaError {
+        /// A failed write as Apple reports it, with the system call's error underneath (also the
+        /// document controller's, for its lock and folder).
+        package static func writing(_ error: FileSystemError, url: URL) -> CocoaError {
             let code: CocoaError.Code
             switch error.errno {
             case .fileExists: code = .fileWriteFileExists

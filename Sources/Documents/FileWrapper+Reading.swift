@@ -74,19 +74,6 @@
     }
 
     extension FileWrapper {
-        /// Reads the file, directory or symbolic link at `url` (a final symbolic link is not
-        /// followed: it becomes a symbolic-link wrapper). Without `.immediate`, contents are read on
-        /// first use; the item is only checked to be readable now.
-        ///
-        /// - Throws: `CocoaError`: `.fileReadNoSuchFile`, `.fileReadNoPermission`,
-        ///   `.fileReadInvalidFileName` for `/`, `.fileReadUnknown` for another kind of object
-        ///   (a device, a FIFO, a socket); the `FileSystemError` with the system call and errno is
-        ///   under `NSUnderlyingErrorKey`.
-        public convenience init(url: URL, options: ReadingOptions = []) throws {
-            self.init(kind: .regular, attributes: [:])
-            try read(from: url, options: options)
-        }
-
         /// Reads this wrapper again from `url`. Children are added and removed to match the disk;
         /// a child object whose key is still there is kept and re-read.
         public func read(from url: URL, options: ReadingOptions = []) throws {

@@ -20,7 +20,9 @@
         ///   that is still exactly what was read there (same inode, size, modification and change
         ///   time) and whose attributes were not set is hard-linked from it instead of written.
         /// - With `.withNameUpdating`, every descendant's ``filename`` becomes its key afterwards, so
-        ///   the next save can link it.
+        ///   the next save can link it, and the wrapper's own ``filename`` becomes the last
+        ///   component of `url` (Apple sets it when the wrapper is saved). Without it, no
+        ///   ``filename`` changes.
         ///
         /// - Throws: `CocoaError` (`.fileWriteFileExists`, `.fileWriteNoPermission`,
         ///   `.fileWriteOutOfSpace`, `.fileWriteVolumeReadOnly`, `.fileWriteUnknown`, or the read
@@ -82,6 +84,12 @@
                     try writeFile(root, name: name, in: parent)
                 case .symlink:
                     try writeLink(root, name: name, in: parent)
+                }
+                // Apple's `filename`: "set automatically … when it's saved to the file system using
+                // write(to:options:originalContentsURL:)", unless the write asks not to update it.
+                if options.contains(.withNameUpdating) {
+                    root.storedFilename = String(decoding: name, as: UTF8.self)
+                    root.diskName = name
                 }
             } catch let error as FileSystemError {
                 throw CocoaError.writing(error, url: url)

@@ -141,33 +141,78 @@
             return try body()
         }
 
-        // MARK: Creating in memory
+        // MARK: Creating
+        //
+        // Apple's initialisers are all designated ("subclasses must meaningfully override them
+        // all"), so a subclass's own initialiser may call any of them with `super.init`: each sets
+        // the stored properties itself rather than delegating to another.
 
-        /// A directory wrapper holding these children. A child with no preferred filename gets its key
-        /// as one; keys that collide case-insensitively are uniqued, as Apple does.
-        public convenience init(directoryWithFileWrappers childrenByPreferredName: [String: FileWrapper]) {
-            self.init(kind: .directory, attributes: FileWrapper.defaultAttributes(.directory))
-            storedChildren = ChildTable()
-            for key in childrenByPreferredName.keys.sorted() {
-                guard let child = childrenByPreferredName[key] else { continue }
-                child.locked {
+        /// A directory wrapper holding these children, each under its key: the keys are the file
+        /// names the children are written under. A child with no preferred filename gets its key as
+        /// one; a child with one keeps it and is still held (and written) under its key, as Apple
+        /// documents. Keys that collide case-insensitively are uniqued, as Apple does.
+        public init(directoryWithFileWrappers childrenByPreferredName: [String: FileWrapper]) {
+            kind = .directory
+            storedAttributes = FileWrapper.defaultAttributes(.directory)
+            super.init()
+            locked {
+                var table = ChildTable()
+                for key in childrenByPreferredName.keys.sorted() {
+                    // The same wrapper under two keys is held once, as `addFileWrapper` holds it.
+                    guard let child = childrenByPreferredName[key], table.key(of: child) == nil else { continue }
                     if child.storedPreferredFilename?.isEmpty ?? true { child.storedPreferredFilename = key }
+                    // The key is the file name; an empty one could not be written (as `addFileWrapper`
+                    // names a child without a name).
+                    table.insert(child, as: table.uniqueKey(for: key.isEmpty ? "Untitled" : key))
+                    child.parents.append(WeakWrapper(wrapper: self))
                 }
-                _ = addFileWrapper(child)
+                storedChildren = table
             }
         }
 
         /// A regular-file wrapper holding a copy of `contents`. Its modification date is now, as
         /// Apple's is; it has no preferred filename.
-        public convenience init(regularFileWithContents contents: Data) {
-            self.init(kind: .regular, attributes: FileWrapper.defaultAttributes(.regular))
+        public init(regularFileWithContents contents: Data) {
+            kind = .regular
+            storedAttributes = FileWrapper.defaultAttributes(.regular)
             storedContents = contents
+            super.init()
         }
 
         /// A symbolic-link wrapper; a write creates the link with `url.relativePath` as its text.
-        public convenience init(symbolicLinkWithDestinationURL url: URL) {
-            self.init(kind: .symlink, attributes: FileWrapper.defaultAttributes(.symlink))
+        public init(symbolicLinkWithDestinationURL url: URL) {
+            kind = .symlink
+            storedAttributes = FileWrapper.defaultAttributes(.symlink)
             storedLinkTarget = Array(url.relativePath.utf8)
+            super.init()
+        }
+
+        /// Reads the file, directory or symbolic link at `url` (a final symbolic link is not
+        /// followed: it becomes a symbolic-link wrapper). Without `.immediate`, contents are read on
+        /// first use; the item is only checked to be readable now.
+        ///
+        /// - Throws: `CocoaError`: `.fileReadNoSuchFile`, `.fileReadNoPermission`,
+        ///   `.fileReadInvalidFileName` for `/`, `.fileReadUnknown` for another kind of object
+        ///   (a device, a FIFO, a socket); the `FileSystemError` with the system call and errno is
+        ///   under `NSUnderlyingErrorKey`.
+        public init(url: URL, options: ReadingOptions = []) throws {
+            // A placeholder state that `read(from:options:)` replaces with what is on disk.
+            kind = .regular
+            storedAttributes = [:]
+            super.init()
+            try read(from: url, options: options)
+        }
+
+        /// A wrapper tree from ``serializedRepresentation``; `nil` for bytes that are not one (every
+        /// length, name, kind and limit is checked first).
+        public init?(serializedRepresentation data: Data) {
+            guard case .success(let decoded) = Result(catching: { () throws(WrapperArchive.Failure) -> FileWrapper in
+                try WrapperArchive.decode(data)
+            }) else { return nil }
+            kind = decoded.kind
+            storedAttributes = decoded.storedAttributes
+            super.init()
+            adopt(decoded)
         }
 
         // MARK: Kind

@@ -5,9 +5,11 @@
     ///
     /// What documents declare is covered: the common system types (`.data`, `.package`,
     /// `.plainText`, `.json`, `.png`, …) with Apple's identifiers and conformances, types an
-    /// application exports (``init(exportedAs:conformingTo:)``) and types found by filename
-    /// extension. Apple reads exported types' extensions from the app's Info.plist; on Linux, give
-    /// them with ``init(exportedAs:conformingTo:filenameExtensions:)``.
+    /// application exports (``init(exportedAs:conformingTo:)``) or imports
+    /// (``init(importedAs:conformingTo:)``) and types found by filename extension. Apple reads
+    /// declared types' extensions from the app's Info.plist; on Linux, give them with
+    /// ``init(exportedAs:conformingTo:filenameExtensions:)`` or
+    /// ``init(importedAs:conformingTo:filenameExtensions:)``.
     public struct UTType: Hashable, Sendable, CustomStringConvertible {
         /// The reverse-DNS identifier (`public.plain-text`).
         public let identifier: String
@@ -43,6 +45,30 @@
         /// app's Info.plist (a Linux addition).
         public init(exportedAs identifier: String, conformingTo parent: UTType? = nil, filenameExtensions: [String]) {
             self.init(identifier, [parent?.identifier ?? UTType.data.identifier], filenameExtensions.map { $0.lowercased() })
+        }
+
+        /// A type another application declares and this one uses (Apple's "imported" type, as
+        /// Xcode's Document App template declares its `exampleText`), conforming to `parent`
+        /// (default `.data`).
+        ///
+        /// Apple prefers the owner's declaration when the system has one: here, an identifier of a
+        /// system type this registry knows gives that type (its conformances and extensions);
+        /// any other is made as declared here. Apple reads an imported type's extensions from the
+        /// app's Info.plist; on Linux, give them with
+        /// ``init(importedAs:conformingTo:filenameExtensions:)``.
+        public init(importedAs identifier: String, conformingTo parent: UTType? = nil) {
+            self.init(importedAs: identifier, conformingTo: parent, filenameExtensions: [])
+        }
+
+        /// A type another application declares, with the filename extensions Apple would read from
+        /// this app's Info.plist (a Linux addition); a known system type wins, as in
+        /// ``init(importedAs:conformingTo:)``.
+        public init(importedAs identifier: String, conformingTo parent: UTType? = nil, filenameExtensions: [String]) {
+            if let known = UTType(identifier) {
+                self = known
+            } else {
+                self.init(identifier, [parent?.identifier ?? UTType.data.identifier], filenameExtensions.map { $0.lowercased() })
+            }
         }
 
         /// The system type whose filename extensions include `filenameExtension` (case-insensitive)

@@ -193,18 +193,7 @@
             locked { WrapperArchive.encode(self) }
         }
 
-        /// A wrapper tree from ``serializedRepresentation``; `nil` for bytes that are not one (every
-        /// length, name, kind and limit is checked first).
-        public convenience init?(serializedRepresentation data: Data) {
-            guard case .success(let decoded) = Result(catching: { () throws(WrapperArchive.Failure) -> FileWrapper in
-                try WrapperArchive.decode(data)
-            }) else { return nil }
-            self.init(kind: decoded.kind, attributes: decoded.storedAttributes)
-            adopt(decoded)
-        }
-
-        /// Takes over a decoded node's contents (a convenience initialiser cannot return another
-        /// object).
+        /// Takes over a decoded node's contents (an initialiser cannot return another object).
         func adopt(_ other: FileWrapper) {
             kind = other.kind
             storedAttributes = other.storedAttributes

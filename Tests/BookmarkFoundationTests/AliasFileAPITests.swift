@@ -41,6 +41,30 @@ struct AliasFileAPITests {
         }
     }
 
+    @Test("URL(resolvingAliasFileAt:) throws for a URL that cannot be reached (missing, dangling symlink), as Apple documents; an existing plain file comes back as it is")
+    func unreachable() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("alias-unreachable-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let plain = folder.appendingPathComponent("plain.txt")
+        try Data("text".utf8).write(to: plain)
+        #expect(try URL(resolvingAliasFileAt: plain) == plain)
+        let dangling = folder.appendingPathComponent("dangling")
+        try FileManager.default.createSymbolicLink(atPath: dangling.path, withDestinationPath: folder.appendingPathComponent("gone").path)
+        for missing in [folder.appendingPathComponent("nothing"), dangling, folder.appendingPathComponent("nothing/deeper")] {
+            do {
+                let url = try URL(resolvingAliasFileAt: missing)
+                Issue.record("a missing path came back: \(url)")
+            } catch let error as CocoaError {
+                #expect(error.code == .fileReadNoSuchFile, "\(missing.path): \(error)")
+                #expect(error.userInfo[NSURLErrorKey] as? URL == missing)
+                #expect(error.userInfo[NSFilePathErrorKey] as? String == missing.path)
+                #expect(error.underlying != nil)
+            }
+            #expect(throws: CocoaError.self) { try NSURL(resolvingAliasFileAt: missing) }
+        }
+    }
+
     @Test("a macOS Finder alias reads as bookmark data with its recorded path")
     func macOSAlias() throws {
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -163,6 +163,26 @@ struct SecurityScopeTests {
         url.stopAccessingSecurityScopedResource()
     }
 
+    @Test("the registry is keyed by the resolved URL's string: an equal URL value is scoped and shares the count; the same file spelled otherwise is not")
+    func keyedByString() throws {
+        let volume = try LoopVolume(.ext4)
+        defer { try? volume.destroy() }
+        let file = URL(fileURLWithPath: volume.path("c.txt"))
+        try Data("c".utf8).write(to: file)
+        try FileManager.default.createSymbolicLink(atPath: volume.path("link"), withDestinationPath: volume.path(""))
+        let data = try file.bookmarkData(options: .withSecurityScope, includingResourceValuesForKeys: nil, relativeTo: nil)
+        var isStale = false
+        let url = try URL(resolvingBookmarkData: data, options: .withSecurityScope, relativeTo: nil, bookmarkDataIsStale: &isStale)
+        // URL is a value: one built from the same path is equal and cannot be told apart.
+        let samePath = URL(fileURLWithPath: url.path)
+        #expect(samePath == url)
+        #expect(samePath.startAccessingSecurityScopedResource())
+        #expect(SecurityScope.accessCount(of: url) == 1, "one count per URL string")
+        #expect(!URL(fileURLWithPath: volume.path("link/c.txt")).startAccessingSecurityScopedResource(), "another path to the file")
+        url.stopAccessingSecurityScopedResource()
+        #expect(SecurityScope.accessCount(of: samePath) == 0)
+    }
+
     @Test("a read-only scope refuses writing through the library; reading works; no start, no access; a swapped file is refused")
     func readOnlyScope() throws {
         try LoopVolume.withVolume(.ext4) { volume in

@@ -170,6 +170,48 @@ struct FileReferenceURLTests {
         }
     }
 
+    @Test("a deleted object's stale handle (ESTALE) is notFound at once: no search; without the privilege (EPERM) the search still runs",
+          arguments: [FixtureFileSystem.ext4, .xfs])
+    func deletedByStaleHandle(kind: FixtureFileSystem) throws {
+        try #require(getuid() == 0, "open_by_handle_at needs CAP_DAC_READ_SEARCH")
+        try LoopVolume.withVolume(kind) { volume in
+            let tree = Tree(root: volume.path("t"))
+            for index in 0..<20 { try tree.file("other/\(index).txt") }
+            try tree.file("f.txt")
+            try tree.file("g.txt")
+            let deleted = try FileReferenceURL(for: FilePath(tree.path("f.txt")))
+            let recreated = try FileReferenceURL(for: FilePath(tree.path("g.txt")))
+            try tree.remove("f.txt")
+            try tree.remove("g.txt")
+            try tree.file("g.txt", "a new file at the old path")
+            for reference in [deleted, recreated] {
+                let log = AuditLog(level: .calls)
+                let outcome = SyscallSeam.$observer.withValue(log) { Result { () throws(BookmarkError) in try reference.resolve() } }
+                guard case .failure(let error) = outcome else {
+                    Issue.record("a deleted file resolved: \(outcome)")
+                    continue
+                }
+                #expect(error.code == .notFound)
+                #expect(!error.searchExhausted)
+                #expect(log.calls.contains { $0.name == "open_by_handle_at" })
+                #expect(!log.calls.contains { $0.name == "getdents64" }, "the volume was searched")
+                #expect(reference.filePath == nil)
+            }
+            // As an unprivileged process sees it: open_by_handle_at fails with EPERM, which says
+            // nothing about the file, so the volume is searched (and the file is not there).
+            let unprivileged = AuditLog(level: .calls, faults: [SyscallFault(call: "open_by_handle_at", errno: .notPermitted)])
+            let outcome = SyscallSeam.$observer.withValue(unprivileged) {
+                Result { () throws(BookmarkError) in try deleted.resolve() }
+            }
+            guard case .failure(let error) = outcome else {
+                Issue.record("a deleted file resolved: \(outcome)")
+                return
+            }
+            #expect(error.code == .notFound)
+            #expect(unprivileged.calls.contains { $0.name == "getdents64" }, "EPERM must fall back to the search")
+        }
+    }
+
     @Test("a cached reference is verified with one statx; a new file that reuses the inode number at the path is refused")
     func cachedVerification() throws {
         try LoopVolume.withVolume(.ext4) { volume in

@@ -417,4 +417,20 @@ struct UTTypeTests {
         #expect(notes.preferredFilenameExtension == "notes")
         #expect(UTType.png.supertypes.contains(.data))
     }
+
+    @Test("imported types, as Xcode's Document App template declares one")
+    func importedTypes() {
+        // The template's own declaration, unchanged.
+        var exampleText: UTType { UTType(importedAs: "com.example.plain-text") }
+        #expect(exampleText.identifier == "com.example.plain-text")
+        #expect(exampleText.conforms(to: .data) && !exampleText.conforms(to: .text) && !exampleText.isDeclared)
+        #expect(exampleText.filenameExtensions.isEmpty)
+        let conforming = UTType(importedAs: "com.example.plain-text", conformingTo: .plainText)
+        #expect(conforming.conforms(to: .text) && conforming == exampleText)
+        let withExtensions = UTType(importedAs: "com.example.plain-text", conformingTo: .plainText, filenameExtensions: ["ExampleText"])
+        #expect(withExtensions.preferredFilenameExtension == "exampletext")
+        // A system type keeps its own declaration.
+        let json = UTType(importedAs: "public.json", conformingTo: .package)
+        #expect(json.conforms(to: .text) && !json.conforms(to: .package) && json.filenameExtensions == ["json"])
+    }
 }

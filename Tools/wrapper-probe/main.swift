@@ -4,6 +4,10 @@
 // TEXT and saves atomically in place (unchanged children linked where allowed). It prints `saved`,
 // or the error and exits 1.
 //
+// `wrapper-probe save-as SOURCE DESTINATION` opens the text document SOURCE with a
+// DocumentController and saves it to DESTINATION (Save As). It prints `saved`, or, for a
+// `CocoaError`, `cocoa CODE` and then the underlying error, and exits 1.
+//
 // WRAPPER_PROBE_KILL_AT makes the process kill itself with SIGKILL during the save, through the
 // fault-injection seam (nothing in the library changes):
 //   CALL:N           just before the Nth system call named CALL (linkat:1, fsync:2, …)
@@ -49,9 +53,32 @@ final class KillSwitch: SyscallObserver {
     func record(_ call: SyscallCall, outcome: SyscallOutcome) {}
 }
 
+/// A plain-text document, for `save-as`.
+struct ProbeText: FileDocument {
+    static var readableContentTypes: [UTType] { [.plainText] }
+    var text: Data
+    init(configuration: ReadConfiguration) throws { text = configuration.file.regularFileContents ?? Data() }
+    func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper { FileWrapper(regularFileWithContents: text) }
+}
+
 let arguments = CommandLine.arguments
+if arguments.count == 4, arguments[1] == "save-as" {
+    do {
+        let controller = try DocumentController<ProbeText>(contentsOf: URL(fileURLWithPath: arguments[2]))
+        try controller.save(to: URL(fileURLWithPath: arguments[3]))
+        print("saved")
+    } catch let error as CocoaError {
+        print("cocoa \(error.code.rawValue)")
+        print("\(error.underlying.map { "\($0)" } ?? "no underlying error")")
+        exit(1)
+    } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+    exit(0)
+}
 guard arguments.count == 5, arguments[1] == "edit" else {
-    FileHandle.standardError.write(Data("usage: wrapper-probe edit PACKAGE CHILD TEXT\n".utf8))
+    FileHandle.standardError.write(Data("usage: wrapper-probe edit PACKAGE CHILD TEXT | save-as SOURCE DESTINATION\n".utf8))
     exit(64)
 }
 let url = URL(fileURLWithPath: arguments[2])
