@@ -22,7 +22,12 @@ struct BookmarkCommand: ParsableCommand {
         do {
             var command = try parseAsRoot(FoldedArguments.fold(arguments))
             try command.run()
+            Output.flush()
+            // A run whose output could not be written did not succeed (Output.writeNow said why).
+            if Output.stdoutFailure != nil { Self.exit(withError: ExitCode(Output.exitCode(0))) }
         } catch {
+            Output.flush()
+            if Output.stdoutFailure != nil { Self.exit(withError: ExitCode(Output.exitCode(exitCode(for: error).rawValue))) }
             // ArgumentParser says only "Unknown option '-name'" (or '-m' for `-mtime`, one letter
             // of the cluster it tried), and when the word was the only source it runs the
             // command's validation first, which then says "give a SOURCE". Such a word is never

@@ -60,6 +60,8 @@ extension BookmarkCommand {
             var reports: [RefreshJSON] = []
             var statuses: [ExitStatus] = []
             for (index, source) in inputs.enumerated() {
+                // Once stdout failed, no more rewrites: their records could not be printed.
+                if Output.stdoutFailure != nil { break }
                 progress.update(done: index, total: inputs.count)
                 let (report, status) = refreshOne(source, key: key)
                 statuses.append(status)

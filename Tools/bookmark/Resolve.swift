@@ -187,7 +187,7 @@ struct ResolveRun {
         progress.finish()
         var statuses: [ExitStatus] = []
         for (index, source) in inputs.enumerated() {
-            guard var outcome = outcomes[index] else { break }
+            guard var outcome = outcomes[index], Output.stdoutFailure == nil else { break }
             if case .failedLater(let error, let path) = outcome {
                 // Said on stderr here, so that messages come in input order.
                 outcome = .failed(Output.fail(error, path: path.escaped), ResolveFailureJSON(error))
@@ -230,6 +230,7 @@ struct ResolveRun {
     private func printStored(_ inputs: [PathBytes]) throws {
         var statuses: [ExitStatus] = []
         sources: for source in inputs {
+            if Output.stdoutFailure != nil { break }  // the records would be lost
             let results: [Result<Resolution, BookmarkError>]
             var refreshed: Set<Int> = []
             var notRefreshed: [Int: BookmarkError] = [:]
@@ -245,6 +246,7 @@ struct ResolveRun {
                 if keepGoing { continue sources } else { break sources }
             }
             for (index, result) in results.enumerated() {
+                if Output.stdoutFailure != nil { break sources }
                 var status = ExitStatus.success
                 var record: ResolveRecordJSON
                 switch result {
