@@ -81,11 +81,25 @@ extension BookmarkCommand {
             var options = ResolutionOptions(
                 search: !noSearch, crossVolumeHeuristic: crossVolume, volumeResponseTimeout: global.volumeTimeout)
             if let budgetMilliseconds { options.budget.time = .milliseconds(budgetMilliseconds) }
-            options.relativeTo = relativeTo.map(RawArguments.filePath)
+            options.relativeTo = relativeTo.map(Self.absoluteDirectory)
             if !catalogs.isEmpty { options.locationHints = CatalogHints(try catalogs.map(CatalogLocation.open)) }
             return ResolveRun(
                 options: options, json: global.json, volumeTimeout: global.volumeTimeout, terminator: batch.terminator,
                 keepGoing: batch.keepGoing, strict: strict, refresh: refresh, keyFile: keyFile, within: within)
+        }
+
+        /// `--relative-to DIR` as the absolute path of the directory it names, as `make
+        /// --relative-to` takes it (the kernel's path of the opened directory): resolution joins
+        /// it with the bookmark's relative part, so a relative DIR was silently never matched. A
+        /// DIR that cannot be opened is only made absolute (resolution then says what is missing).
+        static func absoluteDirectory(_ argument: String) -> FilePath {
+            let path = RawArguments.path(argument)
+            if let opened = try? Directory.current.open(path.filePath, options: [.pathOnly, .directory]),
+                let real = try? opened.currentPathBytes()
+            {
+                return PathBytes(real).filePath
+            }
+            return PathBytes(Directory.absolute(path.bytes)).filePath
         }
 
         func run() throws {
@@ -195,13 +209,13 @@ struct ResolveRun {
             var status = ExitStatus.success
             switch outcome {
             case .resolved(let resolution, let refreshed, let readOnly):
+                if strict && resolution.isStale { status = .stale }
                 if json {
                     try Output.jsonLine(ResolveRecordJSON.resolved(
-                        resolution, refreshed: refreshed, readOnly: readOnly, source: source))
+                        resolution, refreshed: refreshed, readOnly: readOnly, source: source, status: status))
                 } else {
                     Output.record(PathBytes(resolution.path).bytes, terminator: terminator)
                 }
-                if strict && resolution.isStale { status = .stale }
             case .failed(let failed, let failure):
                 status = failed
                 if json {
@@ -212,7 +226,9 @@ struct ResolveRun {
             case .failedLater: break
             }
             statuses.append(status)
-            if status != .success && !keepGoing { break }
+            // A stale input under --strict resolved: it does not stop the batch, it only sets
+            // the exit status (Docs/CLI.md).
+            if status != .success && status != .stale && !keepGoing { break }
         }
         let worst = ExitStatus.mostSevere(statuses)
         if worst != .success { throw worst.exitCode }
@@ -251,13 +267,14 @@ struct ResolveRun {
                 var record: ResolveRecordJSON
                 switch result {
                 case .success(let resolution):
-                    record = .resolved(resolution, refreshed: refreshed.contains(index), readOnly: nil, source: source)
                     if !json { Output.record(PathBytes(resolution.path).bytes, terminator: terminator) }
                     if strict && resolution.isStale { status = .stale }
                     // Resolved, but its fresh data could not be made: said, and it counts as failed.
                     if let error = notRefreshed[index] {
                         status = Output.fail(error, path: "\(source.escaped) (bookmark \(index), not refreshed)")
                     }
+                    record = .resolved(
+                        resolution, refreshed: refreshed.contains(index), readOnly: nil, source: source, status: status)
                 case .failure(let error):
                     status = Output.fail(error, path: "\(source.escaped) (bookmark \(index))")
                     record = .failed(ResolveFailureJSON(error), status: status, source: source)
@@ -268,7 +285,7 @@ struct ResolveRun {
                     try Output.jsonLine(record)
                 }
                 statuses.append(status)
-                if status != .success && !keepGoing { break sources }
+                if status != .success && status != .stale && !keepGoing { break sources }
             }
         }
         let worst = ExitStatus.mostSevere(statuses)
@@ -336,10 +353,14 @@ struct ResolveRecordJSON: Encodable {
     /// With `--stored`: the bookmark's place in its SOURCE, from 0.
     var record: Int?
 
-    static func resolved(_ resolution: Resolution, refreshed: Bool, readOnly: Bool?, source: PathBytes? = nil) -> Self {
+    /// A resolved input; in a batch (`source` given) its `exitStatus` is `status`: 0, or 10 for
+    /// a stale one under `--strict`.
+    static func resolved(
+        _ resolution: Resolution, refreshed: Bool, readOnly: Bool?, source: PathBytes? = nil, status: ExitStatus = .success
+    ) -> Self {
         ResolveRecordJSON(
             payload: ResolveJSON(resolution, refreshed: refreshed), source: source,
-            status: source == nil ? nil : .success, readOnly: readOnly)
+            status: source == nil ? nil : status, readOnly: readOnly)
     }
 
     static func failed(_ failure: any Encodable, status: ExitStatus, source: PathBytes) -> Self {
