@@ -59,7 +59,9 @@ extension BookmarkCommand {
                     try Directory.current.createDirectory(
                         RawArguments.filePath(outputDirectory), withIntermediateDirectories: true)
                 } catch {
-                    throw Output.fail(error, path: RawArguments.display(outputDirectory)).exitCode
+                    // A regular file at DIR, or a parent that cannot be made: the output's fault (1).
+                    throw Output.failWriting(
+                        error, output: RawArguments.display(outputDirectory), what: "make the output directory").exitCode
                 }
             }
             let signing = try keyFile.map(Signing.loadOrCreateKey)
@@ -140,7 +142,7 @@ extension BookmarkCommand {
                 do {
                     try Bookmark.writeAtomically(data, to: written.filePath, syncingDirectory: !folder.isOpen)
                 } catch {
-                    return Output.fail(error, path: written.escaped)
+                    return Output.failWriting(error, output: written.escaped)
                 }
                 folder.wrote()
             }

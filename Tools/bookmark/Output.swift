@@ -205,6 +205,32 @@ enum Output {
         return .failure
     }
 
+    /// Reports a failure to write an output file (`make -o` and `--output-dir`, `alias`), naming
+    /// it as the output (`OUTPUT: cannot <what>: <the call, errno and path>`), and returns its exit status: 13 when permission was denied, 75 for a
+    /// volume that did not answer, else 1. Never 3 ("not found" is about the bookmarked file or
+    /// the PATH given, which exist here), and no "(last known path …)": that is the bookmarked
+    /// file's.
+    static func failWriting(_ error: any Error, output: String, what: String = "write the output file") -> ExitStatus {
+        let reason: String
+        var status = ExitStatus.failure
+        // Data that could not be encoded is not the output's fault: its own code (5).
+        if let error = error as? BookmarkError, error.fileSystemError == nil, error.code == .corruptData {
+            return fail(error, path: output)
+        }
+        if let error = error as? BookmarkError {
+            reason = error.fileSystemError?.description ?? "\(error.code.rawValue): \(error.message)"
+            if error.code == .permissionDenied { status = .permissionDenied }
+            if error.code == .volumeNotResponding { status = .volumeNotResponding }
+        } else if let error = error as? FileSystemError {
+            reason = error.description
+            if error.code == .permissionDenied { status = .permissionDenied }
+        } else {
+            reason = String(describing: error)
+        }
+        self.error("\(output): cannot \(what): \(reason)")
+        return status
+    }
+
     /// The exit status of a failed call.
     private static func status(of error: FileSystemError) -> ExitStatus {
         switch error.code {
