@@ -52,12 +52,13 @@ extension BookmarkCommand {
                 }
             }
             let inputs = try batch.inputs(sources)
-            // Several SOURCEs on the command line printed one JSON array before batches existed;
-            // --files-from makes JSON Lines.
-            let lines = batch.filesFrom != nil
+            // A batch (several SOURCEs, or --files-from) prints JSON Lines, as every batch command
+            // does; one SOURCE one pretty JSON object. (Several SOURCEs on the command line printed
+            // one JSON array, unlike every other command, and unlike the same list through
+            // --files-from.)
+            let lines = batch.isBatch(sources)
             let progress = BatchProgressLine(verb: "refreshing", total: inputs.count)
             defer { progress.finish() }
-            var reports: [RefreshJSON] = []
             var statuses: [ExitStatus] = []
             for (index, source) in inputs.enumerated() {
                 // Once stdout failed, no more rewrites: their records could not be printed.
@@ -66,7 +67,7 @@ extension BookmarkCommand {
                 let (report, status) = refreshOne(source, key: key)
                 statuses.append(status)
                 if global.json {
-                    if lines { try Output.jsonLine(report) } else { reports.append(report) }
+                    if lines { try Output.jsonLine(report) } else { try Output.json(report) }
                 } else {
                     var line = Array((report.status + " ").utf8) + source.bytes
                     if let path = report.pathBytes { line += Array(" -> ".utf8) + path }
@@ -75,7 +76,6 @@ extension BookmarkCommand {
                 if status != .success && !batch.keepGoing { break }
             }
             progress.finish()
-            if global.json && !lines { try Output.json(reports) }
             let worst = ExitStatus.mostSevere(statuses)
             if worst != .success { throw worst.exitCode }
         }
