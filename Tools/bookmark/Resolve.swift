@@ -127,6 +127,8 @@ struct ResolveRun {
     var refresh = false
     var keyFile: String?
     var within: [String] = []
+    /// With `--refresh` in a batch: the folders whose syncs wait until records leave.
+    var folders: RewrittenFolders?
 
     /// The options of `bookmark resolve` with no flags (as ``GlobalOptions`` defaults them).
     static var defaultOptions: ResolutionOptions {
@@ -160,7 +162,21 @@ struct ResolveRun {
     /// Many: plain resolutions share one batch (one walk per volume); one record per input,
     /// in input order.
     func runMany(_ inputs: [PathBytes]) throws {
-        try Output.buffered { try printMany(inputs) }
+        guard refresh else { return try Output.buffered { try printMany(inputs) } }
+        // --refresh: leftovers swept once per folder, each folder synced once before the records
+        // naming its rewritten files leave (RewrittenFolders), as `refresh` does.
+        var run = self
+        let folders = RewrittenFolders()
+        run.folders = folders
+        var worst = ExitStatus.success
+        do {
+            try folders.during { try run.printMany(inputs) }
+        } catch let code as ExitCode {
+            worst = ExitStatus(rawValue: code.rawValue) ?? .failure
+        }
+        // A folder that could not be synced fails the run too (its files may not survive a crash).
+        if folders.reportFailure() { worst = ExitStatus.mostSevere([worst, .failure]) }
+        if worst != .success { throw worst.exitCode }
     }
 
     /// ``runMany(_:)``'s work, its records held back by the caller.
@@ -323,7 +339,9 @@ struct ResolveRun {
             if refresh {
                 // Resolves, and when stale rewrites SOURCE atomically in its own container with
                 // unknown keys (and an alias file's Finder info) kept.
-                let outcome = try Bookmark.refreshFile(at: source.filePath, options: options)
+                let deferred = folders?.defersSync(for: source) ?? false
+                let outcome = try Bookmark.refreshFile(at: source.filePath, options: options, syncingDirectory: !deferred)
+                if deferred && outcome.rewritten { folders?.wrote(source) }
                 return .resolved(outcome.resolution, refreshed: outcome.rewritten, readOnly: nil)
             }
             return .resolved(try Bookmark(record: decoded.record).resolve(options), refreshed: false, readOnly: nil)
