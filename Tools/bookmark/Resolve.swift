@@ -26,7 +26,11 @@ extension BookmarkCommand {
         @Flag(name: .customLong("no-search"), help: "Do not search the volume; path and handle only.")
         var noSearch = false
 
-        @Option(name: .customLong("budget-ms"), help: "Search time budget in milliseconds (default 2000).")
+        // `.unconditional`: a negative number is taken as the value and refused by validate() with
+        // the rule; by default ArgumentParser read `-1` as an option and said "Missing value".
+        @Option(
+            name: .customLong("budget-ms"), parsing: .unconditional,
+            help: "Search time budget in milliseconds, 0 or more (default 2000).")
         var budgetMilliseconds: Int?
 
         @Flag(help: "Rewrite a stale SOURCE file with fresh data (atomically, unknown keys kept).")
@@ -63,7 +67,9 @@ extension BookmarkCommand {
 
         mutating func validate() throws {
             sources = FoldedArguments.unfold(sources)  // before anything reads the list
-            if let budgetMilliseconds, budgetMilliseconds < 0 { throw ValidationError("--budget-ms must be 0 or more") }
+            if let budgetMilliseconds, budgetMilliseconds < 0 {
+                throw ValidationError("--budget-ms must be 0 or more (milliseconds), not \(budgetMilliseconds)")
+            }
             if refresh && sources.contains("-") { throw ValidationError("--refresh needs a SOURCE file, not -") }
             if !within.isEmpty && keyFile == nil { throw ValidationError("--within needs --verify") }
             if refresh && keyFile != nil { throw ValidationError("--refresh cannot re-sign; use `bookmark refresh --sign KEYFILE`") }

@@ -94,10 +94,24 @@ enum SourceInput {
             return .failure(.corruptData)
         }
         guard status.kind == .regular else {
-            Output.error("\(source.escaped): \(notIt): a \(status.kind.rawValue), not a regular file")
+            Output.error("\(source.escaped): \(notIt): \(phrase(for: status.kind)), not a regular file")
             return .failure(.corruptData)
         }
         return .success((fd, status))
+    }
+
+    /// A kind of file as a person says it ("a character device", not the case name `characterDevice`).
+    static func phrase(for kind: FileKind) -> String {
+        switch kind {
+        case .regular: return "a regular file"
+        case .directory: return "a directory"
+        case .symlink: return "a symbolic link"
+        case .fifo: return "a FIFO (named pipe)"
+        case .socket: return "a socket"
+        case .characterDevice: return "a character device"
+        case .blockDevice: return "a block device"
+        case .unknown: return "a file of unknown type"
+        }
     }
 
     /// ``read(_:volumeTimeout:)`` once the SOURCE is known to be safe to touch.
@@ -146,6 +160,11 @@ enum SourceInput {
         switch self.bytes(of: source, volumeTimeout: volumeTimeout) {
         case .success(let read): bytes = read
         case .failure(let status): return .failure(status)
+        }
+        // Said plainly: the decoder would report "bad magic  at offset 0" (no bytes to show).
+        guard !bytes.isEmpty else {
+            Output.error("\(source.escaped): not bookmark data: the input is empty (0 bytes)")
+            return .failure(.corruptData)
         }
         switch Result(catching: { () throws(BookmarkFormatError) -> BookmarkSource in try BookmarkSource(decoding: bytes) }) {
         case .success(let decoded):
