@@ -60,4 +60,17 @@ struct PlainMessageTests {
         let zero = try BookmarkTool.run(["resolve", "--budget-ms", "0", "/nonexistent/x.bookmark"])
         #expect(zero.status == 66, "\(zero.stderr)")
     }
+
+    /// Standard input that cannot be read (a directory, or closed) trapped in FileHandle's
+    /// readData (SIGILL, 132); now it is a SOURCE that cannot be read: 66, said on stderr.
+    @Test("a SOURCE '-' whose standard input cannot be read exits 66", arguments: ["< /", "<&-"])
+    func unreadableStandardInput(redirection: String) throws {
+        let tool = try #require(BookmarkTool.path, "bookmark is built with the tests")
+        for command in [["inspect", "-"], ["resolve", "-"], ["values", "-"]] {
+            let result = try Shell.run(["sh", "-c", "exec \"$@\" \(redirection)", "sh", tool] + command)
+            #expect(result.status == 66, "\(command) \(redirection): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("-: cannot read standard input: "), "\(command): \(result.stderr)")
+            #expect(!result.stderr.contains("Fatal error"), "\(command): \(result.stderr)")
+        }
+    }
 }

@@ -3,6 +3,7 @@ import ArgumentParser
 import BookmarkFormat
 import FileIdentity
 import Foundation
+import Glibc
 import SecureFiles
 import SystemPackage
 
@@ -22,11 +23,20 @@ enum SourceInput {
     /// The raw bytes of `source` (a path, or `-` for stdin), or the exit status after saying why on stderr.
     static func bytes(of source: PathBytes, volumeTimeout: Duration = .seconds(2)) -> Result<[UInt8], ExitStatus> {
         if source == "-" {
+            // read(2) directly, as `--files-from -` does: FileHandle's readData traps on a failed
+            // read (stdin a directory, or closed), which killed the process with SIGILL.
             var input: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
             while true {
-                let chunk = FileHandle.standardInput.readData(ofLength: 1 << 16)
-                if chunk.isEmpty { break }
-                input += chunk
+                let count = chunk.withUnsafeMutableBytes { Glibc.read(STDIN_FILENO, $0.baseAddress, $0.count) }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    let code = errno
+                    Output.error("-: cannot read standard input: \(String(cString: strerror(code))) (errno \(code))")
+                    return .failure(.sourceUnreadable)
+                }
+                if count == 0 { break }
+                input += chunk[0..<count]
                 guard input.count <= readLimit else {
                     Output.error("-: input exceeds the limit of \(readLimit) bytes")
                     return .failure(.corruptData)
