@@ -125,9 +125,14 @@ extension Bookmark {
     ///   `corruptData`, before anything is resolved, for a file with bytes after its bookmark
     ///   data (bookmarks stored back to back: a library file, which a rewrite of one bookmark
     ///   would cut down to its first).
+    /// - Parameter syncingDirectory: Whether a rewrite also syncs the folder holding `path`, so
+    ///   that the new name survives a power failure when this returns (the default). A batch that
+    ///   rewrites many files in one folder passes `false` and syncs the folder once itself, as
+    ///   ``writeAtomically(_:to:permissions:syncingDirectory:)`` allows (the file's data is
+    ///   synced before its rename either way).
     public static func refreshFile(
         at path: FilePath, options: ResolutionOptions = ResolutionOptions(), signingKey: SigningKey? = nil,
-        volumes: MountedVolumes? = nil
+        volumes: MountedVolumes? = nil, syncingDirectory: Bool = true
     ) throws(BookmarkError) -> FileRefresh {
         let bytes = try readSmallFile(path)
         let source = try BookmarkError.decoding(lastKnownPath: PathBytes(path).bytes) { () throws(BookmarkFormatError) in
@@ -165,7 +170,7 @@ extension Bookmark {
             throw BookmarkError(.corruptData, error.description, formatError: error)
         }
         if source.wasBase64 { out = Array((Data(out).base64EncodedString() + "\n").utf8) }
-        try Bookmark.publish(out, at: path, attributes: attributes, mustExist: true)
+        try Bookmark.publish(out, at: path, attributes: attributes, mustExist: true, syncsDirectory: syncingDirectory)
         return FileRefresh(resolution: resolution, rewritten: true, container: source.container)
     }
 

@@ -32,7 +32,7 @@ public struct StoredRefresh: Sendable {
 extension Bookmark {
     /// Resolves every bookmark stored back to back in the file at `path`, as
     /// ``resolveAll(storedIn:options:volumes:progress:)`` does, and rewrites the file once with
-    /// fresh data in place of each stale bookmark: what ``refreshFile(at:options:signingKey:volumes:)``
+    /// fresh data in place of each stale bookmark: what ``refreshFile(at:options:signingKey:volumes:syncingDirectory:)``
     /// does for a file of one bookmark.
     ///
     /// Each stale bookmark's fresh data is made as a refresh of one file makes it: the old creation

@@ -43,7 +43,10 @@ struct AliasRefSignCommandTests {
             #expect(try BookmarkTool.run(["make", moved, "-o", plain]).status == 0)
             let refreshed = try BookmarkTool.run(["refresh", alias, plain, "--json"])
             #expect(refreshed.status == 0, "\(refreshed.stderr)")
-            let reports = try #require(try BookmarkTool.json(refreshed) as? [Object])
+            // JSON Lines, as every batch prints (it was one array).
+            let reports = try refreshed.stdout.split(separator: "\n").map {
+                try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? Object)
+            }
             #expect(reports.map { $0["status"] as? String } == ["refreshed", "fresh"])
             #expect(reports.first?["container"] as? String == "aliasFile")
             #expect(try aliasPath(alias) == moved)

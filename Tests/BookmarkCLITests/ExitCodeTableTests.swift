@@ -55,6 +55,30 @@ struct ExitCodeTableTests {
         let loop = try BookmarkTool.run(["id", path("loop")])
         #expect(loop.status == 1, "\(loop.status) \(loop.stderr)")
 
+        // 1, not 3: an OUTPUT that cannot be written (the input exists). The message names the
+        // output as the output, without the "(last known path …)" of a bookmarked file.
+        let outputs: [(arguments: [String], output: String, says: String)] = [
+            (["make", path("target.txt"), "-o", path("no-dir/x.bookmark")], path("no-dir/x.bookmark"), "cannot write the output file"),
+            (["make", "--output-dir", path("target.txt"), path("target.txt")], path("target.txt"), "cannot make the output directory"),
+            (["make", "--output-dir", path("target.txt"), path("target.txt"), path("loop")], path("target.txt"),
+             "cannot make the output directory"),
+            (["alias", path("target.txt"), path("no-dir/x")], path("no-dir/x"), "cannot write the alias file"),
+        ]
+        for (arguments, output, says) in outputs {
+            let failed = try BookmarkTool.run(arguments)
+            #expect(failed.status == 1, "\(arguments): \(failed.status) \(failed.stderr)")
+            #expect(failed.stderr.hasPrefix("bookmark: \(output): \(says): "), "\(arguments): \(failed.stderr)")
+            #expect(!failed.stderr.contains("last known path"), "\(arguments): \(failed.stderr)")
+        }
+        // make --output-dir DIR with many inputs: a file that cannot be written is 1 in its record.
+        try FileManager.default.createDirectory(atPath: path("out/target.txt.bookmark"), withIntermediateDirectories: true)
+        let blocked = try BookmarkTool.run(
+            ["make", "--json", "--keep-going", "--output-dir", path("out"), path("target.txt"), path("target.txt")])
+        #expect(blocked.status == 1, "\(blocked.status) \(blocked.stderr)")
+        let records = blocked.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(records.map { $0?["exitStatus"] as? Int } == [1, 0], "\(blocked.stdout)")
+        #expect(blocked.stderr.contains("\(path("out/target.txt.bookmark")): cannot write the output file: "), "\(blocked.stderr)")
+
         // 10: stale with --strict (renamed), and 0 without it.
         try FileManager.default.moveItem(atPath: path("target.txt"), toPath: path("renamed.txt"))
         #expect(try BookmarkTool.run(["resolve", "--strict", path("t.bookmark")]).status == 10)

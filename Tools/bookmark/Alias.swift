@@ -30,9 +30,14 @@ extension BookmarkCommand {
             do {
                 bookmark = try Bookmark.create(
                     for: RawArguments.filePath(target), options: [.suitableForBookmarkFile], volumeResponseTimeout: global.volumeTimeout)
-                write = try bookmark.writeAliasFile(to: RawArguments.filePath(aliasFile))
             } catch {
                 throw Output.fail(error, path: error.lastKnownPath.map(escapedPath) ?? RawArguments.display(target)).exitCode
+            }
+            do {
+                write = try bookmark.writeAliasFile(to: RawArguments.filePath(aliasFile))
+            } catch {
+                // The target exists: a failure here is the alias file's (1, or 13), never 3.
+                throw Output.failWriting(error, output: RawArguments.display(aliasFile), what: "write the alias file").exitCode
             }
             if !write.finderInfoWritten {
                 Output.error("\(RawArguments.display(aliasFile)): the file system refused the FinderInfo attribute; the alias is valid by content only")

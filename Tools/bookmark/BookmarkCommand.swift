@@ -18,11 +18,22 @@ struct BookmarkCommand: ParsableCommand {
             Output.error(refusalOfCluster(RawArguments.display(cluster), subcommand: subcommandPath(in: arguments)))
             Self.exit(withError: ExitStatus.usage.exitCode)
         }
+        if let unknown = unknownHelpTopic(in: arguments) {
+            // ArgumentParser's `help` shows the top-level help and exits 0 for a name it does not
+            // know: a typo would look like success.
+            Output.error("help: no subcommand '\(RawArguments.display(unknown))'; `bookmark --help` lists them")
+            Self.exit(withError: ExitStatus.usage.exitCode)
+        }
         FastPath.runIfHandled(arguments)
         do {
             var command = try parseAsRoot(FoldedArguments.fold(arguments))
             try command.run()
+            Output.flush()
+            // A run whose output could not be written did not succeed (Output.writeNow said why).
+            if Output.stdoutFailure != nil { Self.exit(withError: ExitCode(Output.exitCode(0))) }
         } catch {
+            Output.flush()
+            if Output.stdoutFailure != nil { Self.exit(withError: ExitCode(Output.exitCode(exitCode(for: error).rawValue))) }
             // ArgumentParser says only "Unknown option '-name'" (or '-m' for `-mtime`, one letter
             // of the cluster it tried), and when the word was the only source it runs the
             // command's validation first, which then says "give a SOURCE". Such a word is never
@@ -34,6 +45,15 @@ struct BookmarkCommand: ParsableCommand {
             }
             Self.exit(withError: error)
         }
+    }
+
+    /// In `bookmark help NAME…`, the first NAME that is not a subcommand there (`nil` when every
+    /// NAME is one, or the arguments are not a `help` command).
+    static func unknownHelpTopic(in arguments: [String]) -> String? {
+        guard arguments.first == "help" else { return nil }
+        let names = arguments.dropFirst().filter { !$0.hasPrefix("-") }
+        let known = subcommandPath(in: Array(names)).count
+        return known < names.count ? names[names.startIndex + known] : nil
     }
 
     /// The first ``singleDashWords(in:)`` that holds an `h` (`-dash.txt`, not `-h` or `-0h`):

@@ -35,7 +35,7 @@ enum FastPath {
     static func runIfHandled(_ arguments: [String]) {
         if arguments == ["--version"] {
             Output.line(BookmarkCommand.configuration.version)
-            exit(0)
+            exit(Output.exitCode(0))
         }
         guard arguments.count >= 2, arguments.count <= 2 + Flag.allCases.count, arguments[0] == "resolve" else { return }
         var flags = Set<Flag>()
@@ -56,9 +56,9 @@ enum FastPath {
         run.terminator = flags.contains(.null) ? 0 : 0x0A
         do {
             try run.runOne(RawArguments.path(source))
-            exit(0)
+            exit(Output.exitCode(0))
         } catch let code as ExitCode {
-            exit(code.rawValue)
+            exit(Output.exitCode(code.rawValue))
         } catch {
             Output.error(String(describing: error))
             exit(ExitStatus.failure.rawValue)

@@ -40,6 +40,7 @@ extension BookmarkCommand {
                 defer { progress.finish() }
                 var statuses: [ExitStatus] = []
                 for (index, path) in inputs.enumerated() {
+                    if Output.stdoutFailure != nil { break }  // the records would be lost
                     progress.update(done: index, total: inputs.count)
                     switch identify(path) {
                     case .success(let id):

@@ -29,7 +29,9 @@ extension BookmarkCommand {
             if global.json {
                 Output.line(inspection.jsonText)
             } else {
-                FileHandle.standardOutput.write(Data(inspection.text.utf8))
+                // Through Output like every other command: FileHandle's write traps on a failed
+                // write (a full disk, a closed stdout), where Output says so and exits 1.
+                Output.write(Array(inspection.text.utf8), to: STDOUT_FILENO)
             }
         }
     }

@@ -59,7 +59,9 @@ extension BookmarkCommand {
                     try Directory.current.createDirectory(
                         RawArguments.filePath(outputDirectory), withIntermediateDirectories: true)
                 } catch {
-                    throw Output.fail(error, path: RawArguments.display(outputDirectory)).exitCode
+                    // A regular file at DIR, or a parent that cannot be made: the output's fault (1).
+                    throw Output.failWriting(
+                        error, output: RawArguments.display(outputDirectory), what: "make the output directory").exitCode
                 }
             }
             let signing = try keyFile.map(Signing.loadOrCreateKey)
@@ -68,6 +70,7 @@ extension BookmarkCommand {
             defer { progress.finish() }
             var names = OutputNames()
             var statuses: [ExitStatus] = []
+            var filesWritten = 0
             let folder = OutputFolderSync()
             // One sweep of dead writers' temporary files per output directory, not one per file;
             // a batch's records held back in large writes, and the output directory synced before
@@ -77,9 +80,12 @@ extension BookmarkCommand {
             if many, Output.holdsBack, let outputDirectory { folder.open(RawArguments.filePath(outputDirectory)) }
             try LeftoverSweeping.oncePerDirectory {
             for (index, path) in inputs.enumerated() {
+                // Once stdout failed, no more files: their records could not be printed.
+                if Output.stdoutFailure != nil { break }
                 progress.update(done: index, total: inputs.count)
                 let status = try makeOne(path, signing: signing, names: &names, many: many, folder: folder)
                 statuses.append(status)
+                if status == .success && (output != nil || outputDirectory != nil) { filesWritten += 1 }
                 if status != .success {
                     if !many { throw status.exitCode }
                     try Output.failedRecord(path, status, json: global.json, terminator: batch.terminator)
@@ -88,6 +94,14 @@ extension BookmarkCommand {
             }
             }
             }
+            }
+            // Files written after the last held-back write (when stdout failed, nothing was).
+            folder.syncIfNeeded()
+            if Output.stdoutFailure != nil, filesWritten > 0, let target = outputDirectory ?? output {
+                // The files are whole and in place (each renamed into place, the folder synced);
+                // only the records that named them are lost.
+                Output.error("\(RawArguments.display(target)): \(filesWritten) bookmark file(s) were written before stdout "
+                    + "failed; they are complete, but the records naming them were not all printed")
             }
             if let failure = folder.failure, let outputDirectory {
                 Output.error("\(RawArguments.display(outputDirectory)): the folder could not be synced, so the files "
@@ -128,7 +142,7 @@ extension BookmarkCommand {
                 do {
                     try Bookmark.writeAtomically(data, to: written.filePath, syncingDirectory: !folder.isOpen)
                 } catch {
-                    return Output.fail(error, path: written.escaped)
+                    return Output.failWriting(error, output: written.escaped)
                 }
                 folder.wrote()
             }

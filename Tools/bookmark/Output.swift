@@ -95,6 +95,7 @@ enum Output {
 
     /// Writes all of `bytes` to `fd` (stdout held back inside ``buffered(_:)``).
     static func write(_ bytes: [UInt8], to fd: Int32) {
+        if fd == STDOUT_FILENO, stdoutFailure != nil { return }
         if fd == STDOUT_FILENO, let due = hold(bytes) {
             if !due.isEmpty {
                 runBeforeWrite()
@@ -121,22 +122,56 @@ enum Output {
         }
     }
 
-    /// Writes all of `bytes` to `fd`, going on after short writes and `EINTR`. A closed pipe ends
-    /// the output quietly (SIGPIPE is the shell's usual way to stop us, and it still applies).
+    /// Writes all of `bytes` to `fd`, going on after short writes and `EINTR`. A closed pipe
+    /// still stops the process by SIGPIPE (the shell's usual way to stop us); any other failed
+    /// write to stdout (a full disk, a closed stdout, EPIPE with SIGPIPE ignored) is said once on
+    /// stderr, nothing more is written to stdout, and the process exits 1 (``exitCode(_:)``).
+    /// A failed write to stderr is dropped: there is nowhere left to say it.
     private static func writeNow(_ bytes: [UInt8], to fd: Int32) {
-        bytes.withUnsafeBytes { buffer in
-            guard var base = buffer.baseAddress else { return }
+        if fd == STDOUT_FILENO, stdoutFailure != nil { return }
+        let failure: Int32? = bytes.withUnsafeBytes { buffer in
+            guard var base = buffer.baseAddress else { return nil }
             var left = buffer.count
             while left > 0 {
                 let written = Glibc.write(fd, base, left)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    return
+                    return errno
                 }
                 left -= written
                 base += written
             }
+            return nil
         }
+        guard fd == STDOUT_FILENO, let failure else { return }
+        let first = failed.withLock { failed -> Bool in
+            guard failed == nil else { return false }
+            failed = failure
+            return true
+        }
+        if first {
+            held.withLock { if $0 != nil { $0 = [] } }
+            writeNow(Array(("bookmark: stdout: cannot write: \(String(cString: strerror(failure))) (errno \(failure)); "
+                + "the output is incomplete\n").utf8), to: STDERR_FILENO)
+        }
+    }
+
+    /// The errno of the first failed write to stdout, if any.
+    private static let failed = Locked<Int32?>(nil)
+
+    /// The errno of the first failed write to stdout, or `nil` while every write succeeded. A
+    /// batch stops at its next input once this is set: the records it would print are lost.
+    static var stdoutFailure: Int32? { failed.withLock { $0 } }
+
+    /// The exit code of a process that would exit with `code`: at least 1 once a write to stdout
+    /// failed (its output is incomplete), else `code`. A more severe failure of the batch
+    /// (``ExitStatus/severity``) keeps its own code.
+    static func exitCode(_ code: Int32) -> Int32 {
+        flush()
+        guard stdoutFailure != nil else { return code }
+        guard code != 0 else { return ExitStatus.failure.rawValue }
+        guard let status = ExitStatus(rawValue: code) else { return code }
+        return ExitStatus.mostSevere([status, .failure]).rawValue
     }
 
     /// Reports a failure on stderr and returns the exit status it maps to (the one table).
@@ -168,6 +203,32 @@ enum Output {
         }
         self.error(prefix + String(describing: error))
         return .failure
+    }
+
+    /// Reports a failure to write an output file (`make -o` and `--output-dir`, `alias`), naming
+    /// it as the output (`OUTPUT: cannot <what>: <the call, errno and path>`), and returns its exit status: 13 when permission was denied, 75 for a
+    /// volume that did not answer, else 1. Never 3 ("not found" is about the bookmarked file or
+    /// the PATH given, which exist here), and no "(last known path …)": that is the bookmarked
+    /// file's.
+    static func failWriting(_ error: any Error, output: String, what: String = "write the output file") -> ExitStatus {
+        let reason: String
+        var status = ExitStatus.failure
+        // Data that could not be encoded is not the output's fault: its own code (5).
+        if let error = error as? BookmarkError, error.fileSystemError == nil, error.code == .corruptData {
+            return fail(error, path: output)
+        }
+        if let error = error as? BookmarkError {
+            reason = error.fileSystemError?.description ?? "\(error.code.rawValue): \(error.message)"
+            if error.code == .permissionDenied { status = .permissionDenied }
+            if error.code == .volumeNotResponding { status = .volumeNotResponding }
+        } else if let error = error as? FileSystemError {
+            reason = error.description
+            if error.code == .permissionDenied { status = .permissionDenied }
+        } else {
+            reason = String(describing: error)
+        }
+        self.error("\(output): cannot \(what): \(reason)")
+        return status
     }
 
     /// The exit status of a failed call.

@@ -52,19 +52,26 @@ extension BookmarkCommand {
                 }
             }
             let inputs = try batch.inputs(sources)
-            // Several SOURCEs on the command line printed one JSON array before batches existed;
-            // --files-from makes JSON Lines.
-            let lines = batch.filesFrom != nil
+            // A batch (several SOURCEs, or --files-from) prints JSON Lines, as every batch command
+            // does; one SOURCE one pretty JSON object. (Several SOURCEs on the command line printed
+            // one JSON array, unlike every other command, and unlike the same list through
+            // --files-from.)
+            let lines = batch.isBatch(sources)
             let progress = BatchProgressLine(verb: "refreshing", total: inputs.count)
             defer { progress.finish() }
-            var reports: [RefreshJSON] = []
             var statuses: [ExitStatus] = []
+            // Leftovers swept once per folder, records held back, each folder synced once before
+            // the records naming its files leave (RewrittenFolders).
+            let folders = RewrittenFolders()
+            try folders.during {
             for (index, source) in inputs.enumerated() {
+                // Once stdout failed, no more rewrites: their records could not be printed.
+                if Output.stdoutFailure != nil { break }
                 progress.update(done: index, total: inputs.count)
-                let (report, status) = refreshOne(source, key: key)
+                let (report, status) = refreshOne(source, key: key, folders: folders)
                 statuses.append(status)
                 if global.json {
-                    if lines { try Output.jsonLine(report) } else { reports.append(report) }
+                    if lines { try Output.jsonLine(report) } else { try Output.json(report) }
                 } else {
                     var line = Array((report.status + " ").utf8) + source.bytes
                     if let path = report.pathBytes { line += Array(" -> ".utf8) + path }
@@ -72,22 +79,25 @@ extension BookmarkCommand {
                 }
                 if status != .success && !batch.keepGoing { break }
             }
+            }
             progress.finish()
-            if global.json && !lines { try Output.json(reports) }
+            if folders.reportFailure() { statuses.append(.failure) }
             let worst = ExitStatus.mostSevere(statuses)
             if worst != .success { throw worst.exitCode }
         }
 
-        private func refreshOne(_ source: PathBytes, key: SigningKey?) -> (RefreshJSON, ExitStatus) {
+        private func refreshOne(_ source: PathBytes, key: SigningKey?, folders: RewrittenFolders) -> (RefreshJSON, ExitStatus) {
             // The SOURCE itself first: missing or unreadable is 66, not one bookmark (a library file
             // included, with the hint that names `resolve --stored --refresh`) is 5.
             if case .failure(let status) = SourceInput.decode(source, volumeTimeout: global.volumeTimeout) {
                 return (RefreshJSON(source: source, status: "failed", path: nil, container: nil, changes: [], error: status.name, exitStatus: status), status)
             }
             do {
+                let deferred = folders.defersSync(for: source)
                 let outcome = try Bookmark.refreshFile(
                     at: source.filePath, options: ResolutionOptions(search: !noSearch, volumeResponseTimeout: global.volumeTimeout),
-                    signingKey: key)
+                    signingKey: key, syncingDirectory: !deferred)
+                if deferred && outcome.rewritten { folders.wrote(source) }
                 return (RefreshJSON(
                     source: source, status: outcome.rewritten ? "refreshed" : "fresh",
                     path: PathBytes(outcome.resolution.path).bytes, container: outcome.container.rawValue,

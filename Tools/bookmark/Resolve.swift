@@ -26,7 +26,11 @@ extension BookmarkCommand {
         @Flag(name: .customLong("no-search"), help: "Do not search the volume; path and handle only.")
         var noSearch = false
 
-        @Option(name: .customLong("budget-ms"), help: "Search time budget in milliseconds (default 2000).")
+        // `.unconditional`: a negative number is taken as the value and refused by validate() with
+        // the rule; by default ArgumentParser read `-1` as an option and said "Missing value".
+        @Option(
+            name: .customLong("budget-ms"), parsing: .unconditional,
+            help: "Search time budget in milliseconds, 0 or more (default 2000).")
         var budgetMilliseconds: Int?
 
         @Flag(help: "Rewrite a stale SOURCE file with fresh data (atomically, unknown keys kept).")
@@ -63,7 +67,9 @@ extension BookmarkCommand {
 
         mutating func validate() throws {
             sources = FoldedArguments.unfold(sources)  // before anything reads the list
-            if let budgetMilliseconds, budgetMilliseconds < 0 { throw ValidationError("--budget-ms must be 0 or more") }
+            if let budgetMilliseconds, budgetMilliseconds < 0 {
+                throw ValidationError("--budget-ms must be 0 or more (milliseconds), not \(budgetMilliseconds)")
+            }
             if refresh && sources.contains("-") { throw ValidationError("--refresh needs a SOURCE file, not -") }
             if !within.isEmpty && keyFile == nil { throw ValidationError("--within needs --verify") }
             if refresh && keyFile != nil { throw ValidationError("--refresh cannot re-sign; use `bookmark refresh --sign KEYFILE`") }
@@ -81,11 +87,25 @@ extension BookmarkCommand {
             var options = ResolutionOptions(
                 search: !noSearch, crossVolumeHeuristic: crossVolume, volumeResponseTimeout: global.volumeTimeout)
             if let budgetMilliseconds { options.budget.time = .milliseconds(budgetMilliseconds) }
-            options.relativeTo = relativeTo.map(RawArguments.filePath)
+            options.relativeTo = relativeTo.map(Self.absoluteDirectory)
             if !catalogs.isEmpty { options.locationHints = CatalogHints(try catalogs.map(CatalogLocation.open)) }
             return ResolveRun(
                 options: options, json: global.json, volumeTimeout: global.volumeTimeout, terminator: batch.terminator,
                 keepGoing: batch.keepGoing, strict: strict, refresh: refresh, keyFile: keyFile, within: within)
+        }
+
+        /// `--relative-to DIR` as the absolute path of the directory it names, as `make
+        /// --relative-to` takes it (the kernel's path of the opened directory): resolution joins
+        /// it with the bookmark's relative part, so a relative DIR was silently never matched. A
+        /// DIR that cannot be opened is only made absolute (resolution then says what is missing).
+        static func absoluteDirectory(_ argument: String) -> FilePath {
+            let path = RawArguments.path(argument)
+            if let opened = try? Directory.current.open(path.filePath, options: [.pathOnly, .directory]),
+                let real = try? opened.currentPathBytes()
+            {
+                return PathBytes(real).filePath
+            }
+            return PathBytes(Directory.absolute(path.bytes)).filePath
         }
 
         func run() throws {
@@ -113,6 +133,8 @@ struct ResolveRun {
     var refresh = false
     var keyFile: String?
     var within: [String] = []
+    /// With `--refresh` in a batch: the folders whose syncs wait until records leave.
+    var folders: RewrittenFolders?
 
     /// The options of `bookmark resolve` with no flags (as ``GlobalOptions`` defaults them).
     static var defaultOptions: ResolutionOptions {
@@ -146,7 +168,21 @@ struct ResolveRun {
     /// Many: plain resolutions share one batch (one walk per volume); one record per input,
     /// in input order.
     func runMany(_ inputs: [PathBytes]) throws {
-        try Output.buffered { try printMany(inputs) }
+        guard refresh else { return try Output.buffered { try printMany(inputs) } }
+        // --refresh: leftovers swept once per folder, each folder synced once before the records
+        // naming its rewritten files leave (RewrittenFolders), as `refresh` does.
+        var run = self
+        let folders = RewrittenFolders()
+        run.folders = folders
+        var worst = ExitStatus.success
+        do {
+            try folders.during { try run.printMany(inputs) }
+        } catch let code as ExitCode {
+            worst = ExitStatus(rawValue: code.rawValue) ?? .failure
+        }
+        // A folder that could not be synced fails the run too (its files may not survive a crash).
+        if folders.reportFailure() { worst = ExitStatus.mostSevere([worst, .failure]) }
+        if worst != .success { throw worst.exitCode }
     }
 
     /// ``runMany(_:)``'s work, its records held back by the caller.
@@ -187,7 +223,7 @@ struct ResolveRun {
         progress.finish()
         var statuses: [ExitStatus] = []
         for (index, source) in inputs.enumerated() {
-            guard var outcome = outcomes[index] else { break }
+            guard var outcome = outcomes[index], Output.stdoutFailure == nil else { break }
             if case .failedLater(let error, let path) = outcome {
                 // Said on stderr here, so that messages come in input order.
                 outcome = .failed(Output.fail(error, path: path.escaped), ResolveFailureJSON(error))
@@ -195,13 +231,13 @@ struct ResolveRun {
             var status = ExitStatus.success
             switch outcome {
             case .resolved(let resolution, let refreshed, let readOnly):
+                if strict && resolution.isStale { status = .stale }
                 if json {
                     try Output.jsonLine(ResolveRecordJSON.resolved(
-                        resolution, refreshed: refreshed, readOnly: readOnly, source: source))
+                        resolution, refreshed: refreshed, readOnly: readOnly, source: source, status: status))
                 } else {
                     Output.record(PathBytes(resolution.path).bytes, terminator: terminator)
                 }
-                if strict && resolution.isStale { status = .stale }
             case .failed(let failed, let failure):
                 status = failed
                 if json {
@@ -212,7 +248,9 @@ struct ResolveRun {
             case .failedLater: break
             }
             statuses.append(status)
-            if status != .success && !keepGoing { break }
+            // A stale input under --strict resolved: it does not stop the batch, it only sets
+            // the exit status (Docs/CLI.md).
+            if status != .success && status != .stale && !keepGoing { break }
         }
         let worst = ExitStatus.mostSevere(statuses)
         if worst != .success { throw worst.exitCode }
@@ -230,6 +268,7 @@ struct ResolveRun {
     private func printStored(_ inputs: [PathBytes]) throws {
         var statuses: [ExitStatus] = []
         sources: for source in inputs {
+            if Output.stdoutFailure != nil { break }  // the records would be lost
             let results: [Result<Resolution, BookmarkError>]
             var refreshed: Set<Int> = []
             var notRefreshed: [Int: BookmarkError] = [:]
@@ -245,17 +284,19 @@ struct ResolveRun {
                 if keepGoing { continue sources } else { break sources }
             }
             for (index, result) in results.enumerated() {
+                if Output.stdoutFailure != nil { break sources }
                 var status = ExitStatus.success
                 var record: ResolveRecordJSON
                 switch result {
                 case .success(let resolution):
-                    record = .resolved(resolution, refreshed: refreshed.contains(index), readOnly: nil, source: source)
                     if !json { Output.record(PathBytes(resolution.path).bytes, terminator: terminator) }
                     if strict && resolution.isStale { status = .stale }
                     // Resolved, but its fresh data could not be made: said, and it counts as failed.
                     if let error = notRefreshed[index] {
                         status = Output.fail(error, path: "\(source.escaped) (bookmark \(index), not refreshed)")
                     }
+                    record = .resolved(
+                        resolution, refreshed: refreshed.contains(index), readOnly: nil, source: source, status: status)
                 case .failure(let error):
                     status = Output.fail(error, path: "\(source.escaped) (bookmark \(index))")
                     record = .failed(ResolveFailureJSON(error), status: status, source: source)
@@ -266,7 +307,7 @@ struct ResolveRun {
                     try Output.jsonLine(record)
                 }
                 statuses.append(status)
-                if status != .success && !keepGoing { break sources }
+                if status != .success && status != .stale && !keepGoing { break sources }
             }
         }
         let worst = ExitStatus.mostSevere(statuses)
@@ -304,7 +345,9 @@ struct ResolveRun {
             if refresh {
                 // Resolves, and when stale rewrites SOURCE atomically in its own container with
                 // unknown keys (and an alias file's Finder info) kept.
-                let outcome = try Bookmark.refreshFile(at: source.filePath, options: options)
+                let deferred = folders?.defersSync(for: source) ?? false
+                let outcome = try Bookmark.refreshFile(at: source.filePath, options: options, syncingDirectory: !deferred)
+                if deferred && outcome.rewritten { folders?.wrote(source) }
                 return .resolved(outcome.resolution, refreshed: outcome.rewritten, readOnly: nil)
             }
             return .resolved(try Bookmark(record: decoded.record).resolve(options), refreshed: false, readOnly: nil)
@@ -334,10 +377,14 @@ struct ResolveRecordJSON: Encodable {
     /// With `--stored`: the bookmark's place in its SOURCE, from 0.
     var record: Int?
 
-    static func resolved(_ resolution: Resolution, refreshed: Bool, readOnly: Bool?, source: PathBytes? = nil) -> Self {
+    /// A resolved input; in a batch (`source` given) its `exitStatus` is `status`: 0, or 10 for
+    /// a stale one under `--strict`.
+    static func resolved(
+        _ resolution: Resolution, refreshed: Bool, readOnly: Bool?, source: PathBytes? = nil, status: ExitStatus = .success
+    ) -> Self {
         ResolveRecordJSON(
             payload: ResolveJSON(resolution, refreshed: refreshed), source: source,
-            status: source == nil ? nil : .success, readOnly: readOnly)
+            status: source == nil ? nil : status, readOnly: readOnly)
     }
 
     static func failed(_ failure: any Encodable, status: ExitStatus, source: PathBytes) -> Self {

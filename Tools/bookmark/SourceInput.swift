@@ -3,6 +3,7 @@ import ArgumentParser
 import BookmarkFormat
 import FileIdentity
 import Foundation
+import Glibc
 import SecureFiles
 import SystemPackage
 
@@ -22,11 +23,20 @@ enum SourceInput {
     /// The raw bytes of `source` (a path, or `-` for stdin), or the exit status after saying why on stderr.
     static func bytes(of source: PathBytes, volumeTimeout: Duration = .seconds(2)) -> Result<[UInt8], ExitStatus> {
         if source == "-" {
+            // read(2) directly, as `--files-from -` does: FileHandle's readData traps on a failed
+            // read (stdin a directory, or closed), which killed the process with SIGILL.
             var input: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
             while true {
-                let chunk = FileHandle.standardInput.readData(ofLength: 1 << 16)
-                if chunk.isEmpty { break }
-                input += chunk
+                let count = chunk.withUnsafeMutableBytes { Glibc.read(STDIN_FILENO, $0.baseAddress, $0.count) }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    let code = errno
+                    Output.error("-: cannot read standard input: \(String(cString: strerror(code))) (errno \(code))")
+                    return .failure(.sourceUnreadable)
+                }
+                if count == 0 { break }
+                input += chunk[0..<count]
                 guard input.count <= readLimit else {
                     Output.error("-: input exceeds the limit of \(readLimit) bytes")
                     return .failure(.corruptData)
@@ -94,10 +104,24 @@ enum SourceInput {
             return .failure(.corruptData)
         }
         guard status.kind == .regular else {
-            Output.error("\(source.escaped): \(notIt): a \(status.kind.rawValue), not a regular file")
+            Output.error("\(source.escaped): \(notIt): \(phrase(for: status.kind)), not a regular file")
             return .failure(.corruptData)
         }
         return .success((fd, status))
+    }
+
+    /// A kind of file as a person says it ("a character device", not the case name `characterDevice`).
+    static func phrase(for kind: FileKind) -> String {
+        switch kind {
+        case .regular: return "a regular file"
+        case .directory: return "a directory"
+        case .symlink: return "a symbolic link"
+        case .fifo: return "a FIFO (named pipe)"
+        case .socket: return "a socket"
+        case .characterDevice: return "a character device"
+        case .blockDevice: return "a block device"
+        case .unknown: return "a file of unknown type"
+        }
     }
 
     /// ``read(_:volumeTimeout:)`` once the SOURCE is known to be safe to touch.
@@ -146,6 +170,11 @@ enum SourceInput {
         switch self.bytes(of: source, volumeTimeout: volumeTimeout) {
         case .success(let read): bytes = read
         case .failure(let status): return .failure(status)
+        }
+        // Said plainly: the decoder would report "bad magic  at offset 0" (no bytes to show).
+        guard !bytes.isEmpty else {
+            Output.error("\(source.escaped): not bookmark data: the input is empty (0 bytes)")
+            return .failure(.corruptData)
         }
         switch Result(catching: { () throws(BookmarkFormatError) -> BookmarkSource in try BookmarkSource(decoding: bytes) }) {
         case .success(let decoded):

@@ -39,6 +39,7 @@ extension BookmarkCommand {
             try Output.buffered {
                 var statuses: [ExitStatus] = []
                 for source in inputs {
+                    if Output.stdoutFailure != nil { break }  // the records would be lost
                     switch SourceInput.decode(source, volumeTimeout: global.volumeTimeout) {
                     case .success(let (decoded, _)):
                         let record = decoded.record
