@@ -77,7 +77,13 @@ extension Catalog {
     /// knew under an unreadable directory is kept, not marked deleted. A scan killed midway leaves
     /// the catalog as of its last committed batch; the next scan of the root finishes it.
     ///
-    /// - Throws: ``CatalogError`` `rootUnavailable` (cannot open or identify the root) or `database`.
+    /// One scan writes a catalog at a time: a scan holds an exclusive `flock` on `CATALOG-lock`
+    /// (beside the catalog, created when missing) for its whole run, and a scan started meanwhile,
+    /// in this process or another, waits for it and then runs (as a re-scan, if the first scanned
+    /// the same root). The kernel releases the lock of a killed scan.
+    ///
+    /// - Throws: ``CatalogError`` `rootUnavailable` (cannot open or identify the root) or `database`
+    ///   (also when the lock file cannot be opened or created).
     @discardableResult
     public func scan(
         root: String, options: ScanOptions = ScanOptions(), progress: (@Sendable (ScanProgress) -> Void)? = nil
@@ -90,6 +96,9 @@ extension Catalog {
     public func scan(
         rootBytes root: [UInt8], options: ScanOptions = ScanOptions(), progress: (@Sendable (ScanProgress) -> Void)? = nil
     ) throws(CatalogError) -> ScanSummary {
+        // Held until the scan's last write: one scan writes a catalog at a time (CatalogScanLock).
+        let lock = try CatalogScanLock(catalogPath: path)
+        defer { lock.release() }
         let located = try CatalogScanner.locate(root)
         var scanner = CatalogScanner(catalog: self, located: located, options: options, progress: progress)
         return try scanner.run()
@@ -219,7 +228,7 @@ struct CatalogScanner {
         guard let name = path.lastComponent,
             let directory = try? Directory.current.status(of: path.parent.filePath)
         else { return nil }
-        let names = Set(["", "-wal", "-shm", "-journal"].map { name + Array($0.utf8) })
+        let names = Set(["", "-wal", "-shm", "-journal", CatalogScanLock.suffix].map { name + Array($0.utf8) })
         return CatalogWalker.OwnFiles(device: directory.device, inode: directory.inode, names: names)
     }
 
