@@ -11,6 +11,12 @@ public struct ScanOptions: Sendable, Hashable {
     /// file of a unique size cannot have a duplicate, so it is not read). Off by default.
     public var hashing: Bool
     /// Descend into other file systems mounted under the root. Off by default, as `find -xdev`.
+    ///
+    /// Not supported yet: a scan with it set fails with ``CatalogError/Code/unsupported`` before
+    /// it touches the catalog. Each entry must record the volume of the file system it is on, and
+    /// the scan would record every entry under the root's volume (wrong UUIDs, two file systems'
+    /// inode numbers in one identity space, no "last catalogued" for a bookmark on an inner
+    /// volume). Scan each mounted file system as a root of its own.
     public var crossingMounts: Bool
     /// Read each entry's inode generation from its file handle (one `name_to_handle_at` per
     /// entry): a reused inode number is then told apart even where birth times are missing.
@@ -68,8 +74,7 @@ public struct ScanSummary: Sendable, Hashable {
 
 extension Catalog {
     /// Scans `root` (a directory) into the catalog: every entry under it, through the secure layer
-    /// (names relative to directory descriptors, no symbolic link followed, one file system unless
-    /// `options.crossingMounts`). A root scanned before is updated in place: each entry is matched
+    /// (names relative to directory descriptors, no symbolic link followed, one file system). A root scanned before is updated in place: each entry is matched
     /// to the object it was by identity (volume, inode, generation, birth time, kind), so a rename or
     /// a move is recorded as one, and entries not seen any more are marked deleted.
     ///
@@ -82,8 +87,9 @@ extension Catalog {
     /// in this process or another, waits for it and then runs (as a re-scan, if the first scanned
     /// the same root). The kernel releases the lock of a killed scan.
     ///
-    /// - Throws: ``CatalogError`` `rootUnavailable` (cannot open or identify the root) or `database`
-    ///   (also when the lock file cannot be opened or created).
+    /// - Throws: ``CatalogError`` `rootUnavailable` (cannot open or identify the root), `database`
+    ///   (also when the lock file cannot be opened or created), or `unsupported`
+    ///   (``ScanOptions/crossingMounts``).
     @discardableResult
     public func scan(
         root: String, options: ScanOptions = ScanOptions(), progress: (@Sendable (ScanProgress) -> Void)? = nil
@@ -96,6 +102,12 @@ extension Catalog {
     public func scan(
         rootBytes root: [UInt8], options: ScanOptions = ScanOptions(), progress: (@Sendable (ScanProgress) -> Void)? = nil
     ) throws(CatalogError) -> ScanSummary {
+        guard !options.crossingMounts else {
+            throw CatalogError(
+                .unsupported,
+                "crossing mounts is not supported: entries on other file systems would be recorded under the root's volume; scan each mounted file system as a root of its own",
+                path: root)
+        }
         // Held until the scan's last write: one scan writes a catalog at a time (CatalogScanLock).
         let lock = try CatalogScanLock(catalogPath: path)
         defer { lock.release() }
