@@ -101,13 +101,22 @@ extension Catalog {
                     ($0["id"] as Int64, Date(timeIntervalSince1970: $0["started"]))
                 })
             var paths = try PathResolver(db)
+            // A deleted entry is where it was when the scan that found it gone began.
+            var earlier = query.includingDeleted ? try EarlierPaths(db) : nil
             var hits: [CatalogHit] = []
             let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
             while let row = try rows.next() {
                 let name = row.bytes(at: CatalogEntry.Column.name)
                 if matcher.needsOnlyName, !matcher.matches(name: name, path: []) { continue }
                 let id: Int64 = row[CatalogEntry.Column.id]
-                guard let path = try paths.path(of: id, parent: row[CatalogEntry.Column.parentID], name: name, db) else { continue }
+                let deletedIn: Int64? = row[CatalogEntry.Column.deletedIn]
+                let found =
+                    if let deletedIn, earlier != nil {
+                        try earlier?.path(of: id, before: deletedIn, db)
+                    } else {
+                        try paths.path(of: id, parent: row[CatalogEntry.Column.parentID], name: name, db)
+                    }
+                guard let path = found else { continue }
                 if !matcher.needsOnlyName, !matcher.matches(name: name, path: path) { continue }
                 guard let volume = volumes[row[CatalogEntry.Column.volumeID]] else { continue }
                 hits.append(CatalogHit(entry: CatalogEntry(row: row, path: path, scanTimes: scanTimes), volume: volume, catalogPath: catalogPath))
