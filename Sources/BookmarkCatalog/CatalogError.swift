@@ -17,8 +17,6 @@ public struct CatalogError: Error, Sendable, CustomStringConvertible {
         case database
         /// A search pattern is not a valid glob or regular expression.
         case badPattern
-        /// An option this version cannot carry out correctly (``ScanOptions/crossingMounts``).
-        case unsupported
     }
 
     /// What went wrong.

@@ -11,8 +11,8 @@ struct CatalogScan: ParsableCommand {
         commandName: "scan",
         abstract: "Record every entry under each ROOT in a catalog, or update a catalogued ROOT in place.",
         discussion: """
-            Stays on each ROOT's file system (--cross-mounts is refused: scan each mounted file \
-            system as a ROOT of its own); follows no symbolic link. \
+            Stays on each ROOT's file system unless --cross-mounts (each entry is recorded under \
+            the volume it is on); follows no symbolic link. \
             Unreadable entries are recorded as errors in the catalog, not fatal. A re-scan matches \
             entries by identity (inode, generation, birth time), so renames and moves are recorded \
             as such; `bookmark catalog diff CATALOG` shows them. An interrupted scan leaves the \
@@ -31,9 +31,7 @@ struct CatalogScan: ParsableCommand {
     @Flag(name: .customLong("hash"), help: "Record SHA-256 of files whose size another file shares.")
     var hash = false
 
-    @Flag(
-        name: .customLong("cross-mounts"),
-        help: "Not supported yet (exit 64): entries on other file systems would be recorded under the ROOT's volume.")
+    @Flag(name: .customLong("cross-mounts"), help: "Descend into file systems mounted under a ROOT.")
     var crossMounts = false
 
     @Flag(name: .customLong("no-generations"), help: "Do not read inode generations (one call fewer per entry).")
@@ -45,10 +43,6 @@ struct CatalogScan: ParsableCommand {
     func validate() throws {
         guard !roots.isEmpty else { throw ValidationError("give at least one ROOT") }
         guard batchSize > 0 else { throw ValidationError("--batch-size must be at least 1") }
-        if crossMounts {
-            throw ValidationError(
-                "--cross-mounts is not supported: entries on other file systems would be recorded under the ROOT's volume; scan each mounted file system as a ROOT of its own")
-        }
     }
 
     func run() throws {
