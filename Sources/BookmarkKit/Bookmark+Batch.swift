@@ -27,8 +27,9 @@ extension Bookmark {
     /// Resolves many bookmarks in one call, sharing one walk per volume for all that need a search.
     ///
     /// First every bookmark goes through the steps that need no search (volume, path, replacement,
-    /// relative, handle, and the later place ``ResolutionOptions/locationHints`` give). The rest are grouped by volume, and each volume is walked once from its
-    /// mount point, looking for all their inodes (and parent inodes) at the same time; the walk stops
+    /// relative, handle, and the later place ``ResolutionOptions/locationHints`` give). The rest
+    /// are grouped by volume, and each volume is walked once from its mount point, looking for all
+    /// their inodes (and parent inodes) at the same time; the walk stops
     /// early when every one is found. The budget applies to each volume's walk, which is split over
     /// the batch's threads by subtree (``ResolutionOptions/batchThreads``), its parts sharing that
     /// budget; an object with two names (a hard link) is reported at the name the first part to
