@@ -76,42 +76,29 @@ struct PathResolver {
 extension Catalog {
     /// What a re-scan found changed: moves (a moved directory is one move), modifications, and
     /// additions and deletions (each directory added or deleted with its contents is one change,
-    /// with their count). Paths are as of that scan; a moved entry's old path is where it was
-    /// before it (its old parent's path then).
+    /// with their count). Paths are as the scan left them; a moved entry's old path and a deleted
+    /// entry's path are where it was just before the scan, every ancestor at its place then (an
+    /// ancestor that moved in the same scan, at any depth, at its old parent and name).
     public func changes(inScan scanID: Int64) throws(CatalogError) -> [CatalogChange] {
         try read { db in
-            var paths = try PathResolver(db)
+            var earlier = try EarlierPaths(db)
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT change.kind AS change_kind, change.entry_id, change.old_parent_id, change.old_name,
-                        entry.kind, entry.size, entry.inode, entry.parent_id
+                    SELECT change.kind AS change_kind, change.entry_id, entry.kind, entry.size, entry.inode, entry.parent_id
                     FROM change JOIN entry ON entry.id = change.entry_id
                     WHERE change.scan_id = ? ORDER BY change.id
                     """,
                 arguments: [scanID])
-            // A moved entry whose old parent moved too in this scan was under that parent's old path.
-            var oldPlaces: [Int64: (parent: Int64?, name: [UInt8])] = [:]
-            for row in rows where (row["change_kind"] as String) == "moved" {
-                oldPlaces[row["entry_id"]] = (row["old_parent_id"], row.bytes("old_name"))
-            }
-            var oldPathCache: [Int64: [UInt8]] = [:]
-            func oldPath(of id: Int64, depth: Int = 0) throws -> [UInt8]? {
-                if let cached = oldPathCache[id] { return cached }
-                guard let place = oldPlaces[id], depth < 4_096 else { return try paths.path(of: id, db) }
-                guard let parent = place.parent, let base = try oldPath(of: parent, depth: depth + 1) else { return nil }
-                let path = base == [0x2F] ? [0x2F] + place.name : base + [0x2F] + place.name
-                oldPathCache[id] = path
-                return path
-            }
             var items: [(key: Int64, change: CatalogChange)] = []
             var parentOf: [Int64: Int64] = [:]
             for row in rows {
                 guard let kind = CatalogChange.Kind(rawValue: row["change_kind"]) else { continue }
                 let id: Int64 = row["entry_id"]
                 if let parent: Int64 = row["parent_id"] { parentOf[id] = parent }
-                let path = try paths.path(of: id, db) ?? []
-                let old = kind == .moved ? try oldPath(of: id) : nil
+                // Before the scan for what it found gone; after it (before the next) for the rest.
+                let path = try earlier.path(of: id, before: kind == .deleted ? scanID : scanID + 1, db) ?? []
+                let old = kind == .moved ? try earlier.path(of: id, before: scanID, db) : nil
                 items.append(
                     (
                         id,

@@ -13,6 +13,9 @@ public struct CatalogQuery: Sendable {
         /// A shell glob (`fnmatch`) on the entry's name, or on its whole path when the pattern
         /// has a `/`.
         case glob(String)
+        /// ``glob(_:)`` given as bytes: a pattern that is not UTF-8 (a name in Latin-1, say) is
+        /// matched byte for byte, as the names are (a `String` cannot hold such bytes).
+        case globBytes([UInt8])
         /// A regular expression searched for in the whole path (its text; bytes that are not
         /// UTF-8 are U+FFFD).
         case regex(String)
@@ -32,6 +35,9 @@ public struct CatalogQuery: Sendable {
     public var modifiedAfter: Date?
     /// Whose SHA-256 starts with these bytes (a hex prefix, parsed by the caller).
     public var sha256Prefix: [UInt8]?
+    /// Whose SHA-256, written in hex, starts with these digits: any number of them (an odd
+    /// number too, as `find --hash 7ca5bd8`), in either case. Digits other than hex match nothing.
+    public var sha256HexPrefix: String?
     /// Entries marked deleted too (they answer where something was).
     public var includingDeleted: Bool
 
@@ -95,19 +101,34 @@ extension Catalog {
                 arguments.append(prefix.count)
                 arguments.append(Data(prefix))
             }
+            if let digits = query.sha256HexPrefix, !digits.isEmpty {
+                // SQLite's hex() writes upper case.
+                conditions.append("sha256 IS NOT NULL AND substr(hex(sha256), 1, ?) = ?")
+                arguments.append(digits.utf8.count)
+                arguments.append(digits.uppercased())
+            }
             let sql = "SELECT \(CatalogEntry.selectColumns) FROM entry" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
             let scanTimes = Dictionary(
                 uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, started FROM scan").map {
                     ($0["id"] as Int64, Date(timeIntervalSince1970: $0["started"]))
                 })
             var paths = try PathResolver(db)
+            // A deleted entry is where it was when the scan that found it gone began.
+            var earlier = query.includingDeleted ? try EarlierPaths(db) : nil
             var hits: [CatalogHit] = []
             let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
             while let row = try rows.next() {
                 let name = row.bytes(at: CatalogEntry.Column.name)
                 if matcher.needsOnlyName, !matcher.matches(name: name, path: []) { continue }
                 let id: Int64 = row[CatalogEntry.Column.id]
-                guard let path = try paths.path(of: id, parent: row[CatalogEntry.Column.parentID], name: name, db) else { continue }
+                let deletedIn: Int64? = row[CatalogEntry.Column.deletedIn]
+                let found =
+                    if let deletedIn, earlier != nil {
+                        try earlier?.path(of: id, before: deletedIn, db)
+                    } else {
+                        try paths.path(of: id, parent: row[CatalogEntry.Column.parentID], name: name, db)
+                    }
+                guard let path = found else { continue }
                 if !matcher.needsOnlyName, !matcher.matches(name: name, path: path) { continue }
                 guard let volume = volumes[row[CatalogEntry.Column.volumeID]] else { continue }
                 hits.append(CatalogHit(entry: CatalogEntry(row: row, path: path, scanTimes: scanTimes), volume: volume, catalogPath: catalogPath))
@@ -139,6 +160,10 @@ struct NameMatcher {
         case .glob(let glob):
             let text = glob.utf8CString.map { $0 }
             compiled = glob.contains("/") ? .pathGlob(text) : .nameGlob(text)
+        case .globBytes(let bytes):
+            // Up to a NUL, as C sees it; the bytes as they are, not decoded.
+            let text = bytes.prefix { $0 != 0 }.map { CChar(bitPattern: $0) } + [0]
+            compiled = bytes.contains(0x2F) ? .pathGlob(text) : .nameGlob(text)
         case .regex(let expression):
             do {
                 compiled = .regex(try NSRegularExpression(pattern: expression, options: ignoringCase ? [.caseInsensitive] : []))

@@ -44,8 +44,9 @@ extension Catalog {
     }
 
     /// Each root with every live entry under it, parents before children, paths filled in: what
-    /// the exports write. `includingDeleted` adds entries marked deleted (their paths are where
-    /// they were last seen).
+    /// the exports write. `includingDeleted` adds entries marked deleted, under their parents, with
+    /// the paths they had when the scan that found them gone began (every ancestor at its place
+    /// then, though it moved since).
     public func snapshots(includingDeleted: Bool = false) throws(CatalogError) -> [CatalogRootSnapshot] {
         let volumes = Dictionary(uniqueKeysWithValues: try volumes().map { ($0.id, $0) })
         return try read { db in
@@ -54,6 +55,7 @@ extension Catalog {
                     ($0["id"] as Int64, Date(timeIntervalSince1970: $0["started"]))
                 })
             var snapshots: [CatalogRootSnapshot] = []
+            var earlier = includingDeleted ? try EarlierPaths(db) : nil
             for root in try Row.fetchAll(db, sql: "SELECT * FROM root WHERE entry_id IS NOT NULL ORDER BY id") {
                 let rootID: Int64 = root["id"]
                 guard let volume = volumes[root["volume_id"]] else { continue }
@@ -63,8 +65,10 @@ extension Catalog {
                     arguments: [rootID])
                 var byID: [Int64: CatalogEntry] = [:]
                 var children: [Int64: [Int64]] = [:]
+                var deletedIn: [Int64: Int64] = [:]
                 while let row = try rows.next() {
                     let entry = CatalogEntry(row: row, path: [], scanTimes: scanTimes)
+                    if let scan: Int64 = row[CatalogEntry.Column.deletedIn] { deletedIn[entry.id] = scan }
                     byID[entry.id] = entry
                     if let parent = entry.parentID { children[parent, default: []].append(entry.id) }
                 }
@@ -74,8 +78,10 @@ extension Catalog {
                 let rootPath = root.bytes("path")
                 var stack: [(Int64, [UInt8])] = []
                 if let top: Int64 = root["entry_id"] { stack.append((top, rootPath)) }
-                while let (id, path) = stack.popLast() {
+                while let (id, walked) = stack.popLast() {
                     guard var entry = byID[id] else { continue }
+                    var path = walked
+                    if let scan = deletedIn[id], let before = try earlier?.path(of: id, before: scan, db) { path = before }
                     entry.path = path
                     ordered.append(entry)
                     let kids = (children[id] ?? []).compactMap { byID[$0] }.sorted { $0.name.lexicographicallyPrecedes($1.name) }
@@ -116,6 +122,7 @@ extension CatalogEntry {
         static let parentID = 1
         static let volumeID = 2
         static let name = 3
+        static let deletedIn = 18
     }
 
     /// An entry from a row of `SELECT \(selectColumns) FROM entry …`.

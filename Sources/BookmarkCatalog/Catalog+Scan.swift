@@ -11,6 +11,8 @@ public struct ScanOptions: Sendable, Hashable {
     /// file of a unique size cannot have a duplicate, so it is not read). Off by default.
     public var hashing: Bool
     /// Descend into other file systems mounted under the root. Off by default, as `find -xdev`.
+    /// Each entry records the volume of the file system it is on (identified once per scan per
+    /// device), so identities on two file systems never mix.
     public var crossingMounts: Bool
     /// Read each entry's inode generation from its file handle (one `name_to_handle_at` per
     /// entry): a reused inode number is then told apart even where birth times are missing.
@@ -69,7 +71,7 @@ public struct ScanSummary: Sendable, Hashable {
 extension Catalog {
     /// Scans `root` (a directory) into the catalog: every entry under it, through the secure layer
     /// (names relative to directory descriptors, no symbolic link followed, one file system unless
-    /// `options.crossingMounts`). A root scanned before is updated in place: each entry is matched
+    /// `options.crossingMounts`; each entry under the volume of the file system it is on). A root scanned before is updated in place: each entry is matched
     /// to the object it was by identity (volume, inode, generation, birth time, kind), so a rename or
     /// a move is recorded as one, and entries not seen any more are marked deleted.
     ///
@@ -77,7 +79,13 @@ extension Catalog {
     /// knew under an unreadable directory is kept, not marked deleted. A scan killed midway leaves
     /// the catalog as of its last committed batch; the next scan of the root finishes it.
     ///
-    /// - Throws: ``CatalogError`` `rootUnavailable` (cannot open or identify the root) or `database`.
+    /// One scan writes a catalog at a time: a scan holds an exclusive `flock` on `CATALOG-lock`
+    /// (beside the catalog, created when missing) for its whole run, and a scan started meanwhile,
+    /// in this process or another, waits for it and then runs (as a re-scan, if the first scanned
+    /// the same root). The kernel releases the lock of a killed scan.
+    ///
+    /// - Throws: ``CatalogError`` `rootUnavailable` (cannot open or identify the root) or `database`
+    ///   (also when the lock file cannot be opened or created).
     @discardableResult
     public func scan(
         root: String, options: ScanOptions = ScanOptions(), progress: (@Sendable (ScanProgress) -> Void)? = nil
@@ -90,6 +98,9 @@ extension Catalog {
     public func scan(
         rootBytes root: [UInt8], options: ScanOptions = ScanOptions(), progress: (@Sendable (ScanProgress) -> Void)? = nil
     ) throws(CatalogError) -> ScanSummary {
+        // Held until the scan's last write: one scan writes a catalog at a time (CatalogScanLock).
+        let lock = try CatalogScanLock(catalogPath: path)
+        defer { lock.release() }
         let located = try CatalogScanner.locate(root)
         var scanner = CatalogScanner(catalog: self, located: located, options: options, progress: progress)
         return try scanner.run()
@@ -127,6 +138,11 @@ struct CatalogScanner {
     private var unlisted: [Int64] = []
     /// With hashing: where each regular file is, relative to the root.
     private var filePaths: [Int64: [UInt8]] = [:]
+    /// The volume row of each device met other than the root's (another file system mounted
+    /// below the root), identified once per scan from the mount table by the entry's mount id.
+    private var otherVolumes: [DeviceNumber: Int64] = [:]
+    /// The mount table, read when the first other device is met.
+    private var mountTable: MountedVolumes?
     /// SQLite's `cache_size` during a scan: negative, so in KiB (32 MiB).
     static let scanCacheSize = -32_768
 
@@ -219,32 +235,39 @@ struct CatalogScanner {
         guard let name = path.lastComponent,
             let directory = try? Directory.current.status(of: path.parent.filePath)
         else { return nil }
-        let names = Set(["", "-wal", "-shm", "-journal"].map { name + Array($0.utf8) })
+        let names = Set(["", "-wal", "-shm", "-journal", CatalogScanLock.suffix].map { name + Array($0.utf8) })
         return CatalogWalker.OwnFiles(device: directory.device, inode: directory.inode, names: names)
+    }
+
+    /// Inserts or refreshes the row of `volume` (keyed by its UUID, or by type, source and mount
+    /// point without one) and returns its id.
+    static func recordVolume(_ volume: Volume, _ db: Database) throws -> Int64 {
+        let key = volume.isPersistent && volume.uuid != nil ? volume.uuid ?? "" : "\(volume.fsType):\(volume.source):\(PathBytes(volume.mountPoint).escaped)"
+        try db.execute(
+            sql: """
+                INSERT INTO volume (key, uuid, uuid_source, label, fs_type, source, mount_point, persistent)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (key) DO UPDATE SET uuid_source = excluded.uuid_source, label = excluded.label,
+                    fs_type = excluded.fs_type, source = excluded.source, mount_point = excluded.mount_point
+                """,
+            arguments: [
+                key, volume.uuid, volume.uuidSource.rawValue, volume.label, volume.fsType, volume.source,
+                volume.mountPoint.blob, volume.isPersistent,
+            ])
+        guard let volumeID = try Int64.fetchOne(db, sql: "SELECT id FROM volume WHERE key = ?", arguments: [key]) else {
+            throw CatalogError(.database, "the volume row is missing after its insert")
+        }
+        return volumeID
     }
 
     /// Records the volume and the root, and starts (or resumes) the scan.
     private mutating func begin() throws(CatalogError) {
         let volume = located.volume
-        let key = volume.isPersistent && volume.uuid != nil ? volume.uuid ?? "" : "\(volume.fsType):\(volume.source):\(PathBytes(volume.mountPoint).escaped)"
         let located = self.located
         let crossing = options.crossingMounts
         let hashing = options.hashing
         let ids = try catalog.write { db -> (Int64, Int64, Int64, Bool, Bool, Bool) in
-            try db.execute(
-                sql: """
-                    INSERT INTO volume (key, uuid, uuid_source, label, fs_type, source, mount_point, persistent)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (key) DO UPDATE SET uuid_source = excluded.uuid_source, label = excluded.label,
-                        fs_type = excluded.fs_type, source = excluded.source, mount_point = excluded.mount_point
-                    """,
-                arguments: [
-                    key, volume.uuid, volume.uuidSource.rawValue, volume.label, volume.fsType, volume.source,
-                    volume.mountPoint.blob, volume.isPersistent,
-                ])
-            guard let volumeID = try Int64.fetchOne(db, sql: "SELECT id FROM volume WHERE key = ?", arguments: [key]) else {
-                throw CatalogError(.database, "the volume row is missing after its insert")
-            }
+            let volumeID = try Self.recordVolume(volume, db)
             try db.execute(
                 sql: """
                     INSERT INTO root (volume_id, path_in_volume, path) VALUES (?, ?, ?)
@@ -355,10 +378,18 @@ struct CatalogScanner {
         var ctime: Int64
     }
 
-    private func candidates(_ statements: EntryStatements, inode: UInt64) throws -> [Candidate] {
-        // The volume is bound once per scan (EntryStatements).
+    private func candidates(_ statements: EntryStatements, inode: UInt64, volume: Int64) throws -> [Candidate] {
+        // The root's volume is bound once per scan (EntryStatements); another is bound for this
+        // look-up, and the root's again after it.
         let lookup = statements.lookup.reset()
         lookup.bind(2, inode.storedBits)
+        if volume != volumeID { lookup.bind(1, volume) }
+        defer {
+            if volume != volumeID {
+                _ = lookup.reset()
+                lookup.bind(1, volumeID)
+            }
+        }
         var found: [Candidate] = []
         while try lookup.next() {
             found.append(
@@ -378,13 +409,19 @@ struct CatalogScanner {
     ) throws -> Int64 {
         summary.entries += 1
         pendingInBatch += 1
+        // Each entry belongs to the volume of the file system it is on: the root's, or one mounted
+        // below it (a mount point itself is the root of the file system mounted there).
+        let entryVolume = status.device == located.status.device ? volumeID : try otherVolume(of: status, db)
+        let onRootVolume = entryVolume == volumeID
         let kind = CatalogEntryKind(status.kind)
         let modified = status.modificationTime.nanosecondsSince1970
         let born = status.birthTime?.nanosecondsSince1970
         let generationValue = generation.map { Int64($0) }
-        if needsLookups {
+        // The first scan's shortcut (no look-ups) is the root volume's alone: another volume's
+        // entries are always looked up, and inserted one at a time.
+        if needsLookups || !onRootVolume {
             var chosen: Candidate?
-            for candidate in try candidates(statements, inode: status.inode) {
+            for candidate in try candidates(statements, inode: status.inode, volume: entryVolume) {
                 let sameObject =
                     candidate.kind == Int64(kind.rawValue)
                     && (born == nil || candidate.btime == nil || candidate.btime == born)
@@ -452,7 +489,9 @@ struct CatalogScanner {
             uid: Int64(status.uid), gid: Int64(status.gid), mtime: modified, ctime: status.changeTime.nanosecondsSince1970, btime: born,
             inode: status.inode.storedBits, generation: generationValue, linkTarget: linkTarget)
         let id: Int64
-        if let filed = try newEntries?.add(entry, db) {
+        if !onRootVolume {
+            id = try insertOnOtherVolume(entry, volume: entryVolume, statements, db)
+        } else if let filed = try newEntries?.add(entry, db) {
             id = filed
         } else {
             // `run` resets after each use; the volume, root and scan (1, 2, 16, 17) are bound once
@@ -465,6 +504,40 @@ struct CatalogScanner {
             summary.added += 1
             try db.execute(sql: "INSERT INTO change (scan_id, entry_id, kind) VALUES (?, ?, 'added')", arguments: [scanID, id])
         }
+        return id
+    }
+
+    /// The volume row of an entry on another device than the root's: identified by the mount it
+    /// is on (`statx`'s mount id, in the mount table), recorded once per device. Without a mount id
+    /// or a mount-table entry, the root's volume (as before volumes were told apart).
+    private mutating func otherVolume(of status: FileStatus, _ db: Database) throws -> Int64 {
+        if let known = otherVolumes[status.device] { return known }
+        if mountTable == nil { mountTable = try? MountedVolumes() }
+        var id = volumeID
+        // The mount table lists reusable mount ids; Linux 6.8+ gives `statx` the unique one, whose
+        // reusable id `statmount` tells.
+        let mountID = status.mountID ?? status.uniqueMountID.flatMap { try? $0.reusableID().get() }
+        if let mountID, let volume = mountTable?.volume(mountID: mountID) {
+            id = try Self.recordVolume(volume, db)
+        }
+        otherVolumes[status.device] = id
+        return id
+    }
+
+    /// Inserts a new entry of another volume than the root's. The first scan's multi-row inserts
+    /// count row ids on from the table's largest: what they hold is inserted first, and they count
+    /// on from the new largest afterwards. The single-row insert binds the root's volume once per
+    /// scan, so it is bound back after.
+    private mutating func insertOnOtherVolume(_ entry: NewEntry, volume: Int64, _ statements: EntryStatements, _ db: Database)
+        throws -> Int64
+    {
+        try newEntries?.flush(db)
+        entry.bind(to: statements.insert, first: 3)
+        statements.insert.bind(1, volume)
+        defer { statements.insert.bind(1, volumeID) }
+        try statements.insert.run()
+        let id = db.lastInsertedRowID
+        if var inserts = newEntries { newEntries = try inserts.startTransaction(db) ? inserts : nil }
         return id
     }
 

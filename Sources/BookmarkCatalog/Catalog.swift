@@ -26,10 +26,14 @@ public final class Catalog: Sendable {
 
     /// Opens the catalog at `path`, creating it (and migrating an older one) when `create` is true.
     /// With `create` false it is opened read-only: for finding, diffing and exporting, never for
-    /// scanning (a scan then fails with `database`).
+    /// scanning (a scan then fails with `database`). A reader that could not write the catalog or
+    /// its folder (a read-only folder or mount, another user's catalog) creates no `-wal` or
+    /// `-shm` beside it: with nothing unmerged in a `-wal` the file is read as SQLite's
+    /// `immutable` (Docs/CATALOG.md, "Reading a catalog you cannot write").
     ///
-    /// - Throws: ``CatalogError`` `cannotOpen` (not a catalog, unreadable, or missing without
-    ///   `create`), `newerSchema` (written by a newer version).
+    /// - Throws: ``CatalogError`` `cannotOpen` (not a catalog, unreadable, missing without
+    ///   `create`, or a reader that cannot write it facing unmerged changes in its `-wal`),
+    ///   `newerSchema` (written by a newer version).
     public init(path: String, create: Bool = true) throws(CatalogError) {
         self.path = path
         if !create, !FileManager.default.fileExists(atPath: path) {
@@ -38,8 +42,11 @@ public final class Catalog: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.readonly = !create
+        // A reader that could not write the catalog must not make its journal files (CatalogReadAccess).
+        let access = create ? .normal : try CatalogReadAccess.choose(path: path)
         do {
-            database = try DatabaseQueue(path: path, configuration: configuration)
+            let opened = access == .immutable ? CatalogReadAccess.immutableURI(path) : path
+            database = try DatabaseQueue(path: opened, configuration: configuration)
         } catch {
             throw CatalogError(.cannotOpen, "cannot open the catalog", path: Array(path.utf8), underlying: "\(error)")
         }

@@ -58,6 +58,7 @@ public struct CatalogHints: LocationHintProvider {
                         sql: """
                             SELECT entry.id, entry.kind, entry.btime, entry.generation, entry.root_id, entry.deleted_in,
                                 volume.label, root.path AS root_path, root.path_in_volume,
+                                entry.volume_id <> root.volume_id AS below_root_volume, volume.mount_point,
                                 COALESCE(scan.finished, scan.started) AS seen
                             FROM entry JOIN volume ON volume.id = entry.volume_id JOIN root ON root.id = entry.root_id
                                 JOIN scan ON scan.id = entry.last_seen
@@ -76,8 +77,14 @@ public struct CatalogHints: LocationHintProvider {
                 {
                     continue
                 }
-                let rootPath = row.bytes("root_path")
-                let rootInVolume = row.bytes("path_in_volume")
+                var rootPath = row.bytes("root_path")
+                var rootInVolume = row.bytes("path_in_volume")
+                if row["below_root_volume"] as Bool? == true {
+                    // On a file system mounted below the root (a scan across mounts): its path
+                    // inside that volume is below the volume's mount point as the scan saw it.
+                    rootPath = row.bytes("mount_point")
+                    rootInVolume = [0x2F]
+                }
                 let below: [UInt8]
                 if rootPath == [0x2F] {
                     below = path

@@ -27,14 +27,17 @@ extension Bookmark {
     /// Resolves many bookmarks in one call, sharing one walk per volume for all that need a search.
     ///
     /// First every bookmark goes through the steps that need no search (volume, path, replacement,
-    /// relative, handle). The rest are grouped by volume, and each volume is walked once from its
-    /// mount point, looking for all their inodes (and parent inodes) at the same time; the walk stops
+    /// relative, handle, and the later place ``ResolutionOptions/locationHints`` give). The rest
+    /// are grouped by volume, and each volume is walked once from its mount point, looking for all
+    /// their inodes (and parent inodes) at the same time; the walk stops
     /// early when every one is found. The budget applies to each volume's walk, which is split over
     /// the batch's threads by subtree (``ResolutionOptions/batchThreads``), its parts sharing that
     /// budget; an object with two names (a hard link) is reported at the name the first part to
     /// confirm it met. A bookmark the walk did not find because the budget ran out fails with
     /// `notFound` and ``BookmarkError/searchExhausted``. A bookmark on a
     /// FUSE or network volume is resolved alone, under its response timeout (as ``resolve(_:volumes:)``).
+    /// With location hints, a failure says where they last saw the object (``BookmarkError/lastSighting``),
+    /// as a single resolution's does.
     ///
     /// - Parameters:
     ///   - bookmarks: The bookmarks, in any order.
@@ -127,8 +130,10 @@ struct BatchResolution {
     static func firstPhase(_ bookmark: Bookmark, index: Int, options: ResolutionOptions, directory: MountedVolumes)
         -> FirstPhase
     {
+        var known: Recorded?
         do throws(BookmarkError) {
             let recorded = try bookmark.recordedCache.recorded(for: bookmark.record)
+            known = recorded
             var resolver = Resolver(recorded: recorded, options: options, directory: directory)
             let start = try resolver.begin()
             if directory.hazard(of: start.current).needsCare {
@@ -141,6 +146,11 @@ struct BatchResolution {
             switch try resolver.runUntilSearch(from: start) {
             case .resolved(let resolution): return .settled(index, .success(resolution))
             case .needsSearch(let volume, _, let replacement, let deleted):
+                // The catalog's later place comes before any search, as in `resolve()`
+                // (`searchThenConclude`); only a batch with location hints has one to try.
+                if !deleted, let volume, let found = resolver.catalogCandidate(on: volume) {
+                    return .settled(index, .success(resolver.finish(found, volume: volume)))
+                }
                 // The shared walk starts at the mount point, not at the old directory.
                 let item = Waiting(
                     index: index, resolver: resolver, volume: volume, replacement: replacement, deleted: deleted)
@@ -149,7 +159,8 @@ struct BatchResolution {
                     item, walkable: volume != nil && options.search && recorded.inode != nil && !deleted && !resolver.pathDenied)
             }
         } catch {
-            return .settled(index, .failure(error))
+            guard let known else { return .settled(index, .failure(error)) }
+            return .settled(index, .failure(Resolver.withLastSighting(error, of: known, options: options)))
         }
     }
 
@@ -212,6 +223,12 @@ struct BatchResolution {
         if let progress, index > 0, index % 4096 == 0 {
             progress(BatchProgress(settled: index, total: expected, entriesWalked: 0))
         }
+    }
+
+    /// Adds the location hints' last sighting to the failure at `index`, as `resolve()` does.
+    private mutating func annotateFailure(at index: Int, of recorded: Recorded) {
+        guard options.locationHints != nil, case .failure(let error) = results[index] else { return }
+        results[index] = .failure(Resolver.withLastSighting(error, of: recorded, options: options))
     }
 
     /// Walks each volume once for the bookmarks that wait, concludes the rest, and returns one
@@ -299,6 +316,7 @@ struct BatchResolution {
                         try resolver.conclude(excluding: group.volume, replacement: item.replacement)
                     }
                 }
+                annotateFailure(at: item.index, of: item.resolver.recorded)
                 settled += 1
             }
         }
@@ -307,6 +325,7 @@ struct BatchResolution {
             results[item.index] = Result { () throws(BookmarkError) in
                 try resolver.conclude(excluding: item.volume, replacement: item.replacement, deleted: item.deleted)
             }
+            annotateFailure(at: item.index, of: item.resolver.recorded)
             settled += 1
         }
         progress?(BatchProgress(settled: settled, total: total, entriesWalked: walked))

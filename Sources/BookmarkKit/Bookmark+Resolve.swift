@@ -37,11 +37,7 @@ extension Bookmark {
             }
             return resolution
         } catch {
-            // Where a catalog last saw it, for an object that cannot be reached now.
-            guard let hints = options.locationHints, error.code == .volumeNotMounted || error.code == .notFound else { throw error }
-            var annotated = error
-            annotated.lastSighting = hints.lastSighting(for: recorded.identityForHints)
-            throw annotated
+            throw Resolver.withLastSighting(error, of: recorded, options: options)
         }
     }
 
@@ -180,6 +176,16 @@ struct Resolver: Sendable {
             throw error(.notFound, "not at its path, and the volume has no persistent identity to search")
         }
         throw error(.notFound, options.search ? "not at its path, and not found by handle or search" : "not at its path (search disabled)")
+    }
+
+    /// `error` with where the location hints (a catalog) last saw the object, for an object that
+    /// cannot be reached now (`volumeNotMounted`, `notFound`); other errors as they are. A single
+    /// resolution and a batch both end here, so they give the same answers.
+    static func withLastSighting(_ error: BookmarkError, of recorded: Recorded, options: ResolutionOptions) -> BookmarkError {
+        guard let hints = options.locationHints, error.code == .volumeNotMounted || error.code == .notFound else { return error }
+        var annotated = error
+        annotated.lastSighting = hints.lastSighting(for: recorded.identityForHints)
+        return annotated
     }
 
     /// The first of the location hints' paths (re-rooted at the volume's mount point now) that

@@ -19,7 +19,7 @@ extension BookmarkCommand {
                 umask); without FILE, or with '-', the export goes to stdout. The HTML page is \
                 self-contained: open it from disk in any browser, offline. Its file list always \
                 shows name, size and date; --columns chooses the columns of the other formats \
-                (default: path,kind,size,modified,volume; all: \(CatalogColumn.allCases.map(\.rawValue).joined(separator: ","))). \
+                (default: path,kind,size,modified,volume; all, or any of: \(CatalogColumn.allCases.map(\.rawValue).joined(separator: ","))). \
                 GLOB is a shell glob on the name, or on the whole path when it has a '/'; a matching \
                 folder brings or leaves out everything in it, and --exclude wins over --include. \
                 Without CATALOG, the default catalog to stdout. Exits 0, 66 when CATALOG cannot be \
@@ -47,7 +47,7 @@ extension BookmarkCommand {
         @Argument(help: "Where to write the export; '-' or nothing for stdout.")
         var file: String?
 
-        @Option(name: .customLong("columns"), help: ArgumentHelp("Columns, comma-separated, in order.", valueName: "a,b,c"))
+        @Option(name: .customLong("columns"), help: ArgumentHelp("Columns, comma-separated, in order; all for every column.", valueName: "a,b,c"))
         var columns: String?
 
         @Option(name: .customLong("include"), help: ArgumentHelp("Export only what matches (repeatable).", valueName: "GLOB"))
@@ -84,13 +84,15 @@ extension BookmarkCommand {
 
         func parsedColumns() throws -> [CatalogColumn] {
             guard let columns else { return [] }
-            return try columns.split(separator: ",", omittingEmptySubsequences: true).map { name in
+            return try columns.split(separator: ",", omittingEmptySubsequences: true).flatMap { name in
                 let trimmed = name.trimmingCharacters(in: .whitespaces)
+                // `all`, as the help names it: every column, in the documented order.
+                if trimmed.lowercased() == "all" { return CatalogColumn.allCases }
                 guard let column = CatalogColumn(name: trimmed) else {
                     throw ValidationError(
                         "unknown column '\(trimmed)'; columns are \(CatalogColumn.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
-                return column
+                return [column]
             }
         }
 

@@ -29,7 +29,11 @@ struct CatalogFind: ParsableCommand {
     @Flag(name: [.customShort("i"), .customLong("ignore-case")], help: "Ignore case in PATTERN.")
     var ignoreCase = false
 
-    @Option(name: .customLong("size"), help: "N bytes exactly, +N at least, -N at most; k, M, G suffixes (1024).")
+    // Unconditional: `--size -1` takes "-1" as its value (by default a value starting with '-'
+    // was taken for an option, and `--size -1` failed with "Missing value").
+    @Option(
+        name: .customLong("size"), parsing: .unconditional,
+        help: "N bytes exactly, +N at least, -N at most; k, M, G suffixes (1024).")
     var size: String?
 
     @Option(name: .customLong("newer"), help: "Modified after this date (YYYY-MM-DD or ISO 8601).")
@@ -73,7 +77,8 @@ struct CatalogFind: ParsableCommand {
         }
         if catalogPaths.isEmpty { catalogPaths = [nil] }
         var query = CatalogQuery(ignoringCase: ignoreCase, includingDeleted: deleted)
-        if let pattern { query.pattern = regex ? .regex(pattern) : .glob(pattern) }
+        // A glob keeps the argument's exact bytes: a name that is not UTF-8 is matched as it is.
+        if let pattern { query.pattern = regex ? .regex(pattern) : .globBytes(RawArguments.bytes(of: pattern)) }
         if let type {
             guard let kind = CatalogEntryKind(name: type) else { throw ValidationError("--type takes f, d, l or o") }
             query.kind = kind
@@ -84,8 +89,9 @@ struct CatalogFind: ParsableCommand {
             query.modifiedAfter = date
         }
         if let hash {
-            guard let bytes = HexArgument.bytes(hash) else { throw ValidationError("--hash takes hex digits") }
-            query.sha256Prefix = bytes
+            // Any number of digits: "starting with these hex digits", an odd count included.
+            guard !hash.isEmpty, hash.utf8.allSatisfy(\.isHexDigit) else { throw ValidationError("--hash takes hex digits") }
+            query.sha256HexPrefix = hash
         }
         let catalogs = try catalogPaths.map(CatalogLocation.open)
         do {
@@ -246,28 +252,15 @@ enum DateArgument {
     }
 }
 
-/// Hex digits to bytes and back.
+extension UInt8 {
+    /// An ASCII hex digit, either case.
+    var isHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    }
+}
+
+/// Bytes as hex digits (a SHA-256 printed).
 enum HexArgument {
-    static func bytes(_ text: String) -> [UInt8]? {
-        let digits = Array(text.lowercased().utf8)
-        guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        var index = 0
-        while index < digits.count {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
     static func text(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
-
-    private static func value(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        default: nil
-        }
-    }
 }

@@ -11,7 +11,8 @@ struct CatalogScan: ParsableCommand {
         commandName: "scan",
         abstract: "Record every entry under each ROOT in a catalog, or update a catalogued ROOT in place.",
         discussion: """
-            Stays on each ROOT's file system unless --cross-mounts; follows no symbolic link. \
+            Stays on each ROOT's file system unless --cross-mounts (each entry is recorded under \
+            the volume it is on); follows no symbolic link. \
             Unreadable entries are recorded as errors in the catalog, not fatal. A re-scan matches \
             entries by identity (inode, generation, birth time), so renames and moves are recorded \
             as such; `bookmark catalog diff CATALOG` shows them. An interrupted scan leaves the \
