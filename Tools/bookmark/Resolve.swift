@@ -457,6 +457,9 @@ struct ResolveFailureJSON: Encodable {
     var volumeUUID: String?
     var attachedDevice: String?
     var lastCatalogued: LastCataloguedJSON?
+    /// `true` when the search ran out of its budget: the object was not looked for everywhere, so
+    /// a `notFound` must not be taken for "deleted" (absent otherwise).
+    var searchExhausted: Bool?
 
     init(_ error: any Error) {
         if let error = error as? BookmarkError {
@@ -468,6 +471,7 @@ struct ResolveFailureJSON: Encodable {
             volumeUUID = error.volumeUUID
             attachedDevice = error.attachedDevice
             lastCatalogued = error.lastSighting.map(LastCataloguedJSON.init)
+            searchExhausted = error.searchExhausted ? true : nil
         } else {
             self.error = "failure"
             message = String(describing: error)
