@@ -24,6 +24,30 @@ struct StdoutFailureTests {
         return try Shell.run(["sh", "-c", "exec \"$@\" \(redirection)", "sh", tool] + arguments)
     }
 
+    /// With stdout closed, descriptor 1 was free and the first file the tool opened took it (the
+    /// mount table, in `strace`): a record would have gone into that file had it been writable.
+    @Test("a closed stdout or stdin is held by /dev/null: no file the tool opens takes descriptor 0 or 1")
+    func closedDescriptorsHeld() throws {
+        try #require(Shell.has("strace"), "strace shows which file gets descriptor 1")
+        let tool = try #require(BookmarkTool.path, "bookmark is built with the tests")
+        let work = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let trace = work + "/open.trace"
+        let result = try Shell.run([
+            "sh", "-c", "exec strace -f -e trace=openat,open -o \"$1\" \"$2\" resolve \"$3\" <&- >&-", "sh", trace, tool,
+            work + "/a.bookmark",
+        ])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("stdout: cannot write: Bad file descriptor"), "\(result.stderr)")
+        let opens = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        // The dynamic loader opens (and closes) the libraries at the free numbers before main runs;
+        // from the placeholders on, nothing but them may take 0 or 1.
+        let fromMain = opens.drop { !$0.contains("\"/dev/null\"") }
+        let low = fromMain.filter { $0.contains("open") && ($0.hasSuffix(" = 0") || $0.hasSuffix(" = 1")) }
+        #expect(low.count == 2, "\(low)")
+        #expect(low.allSatisfy { $0.contains("\"/dev/null\"") }, "\(low)")
+    }
+
     /// Each command that prints, on a full device and on a closed stdout.
     @Test("each command exits 1 and names stdout and the errno", arguments: [">/dev/full", ">&-"])
     func everyCommand(redirection: String) throws {

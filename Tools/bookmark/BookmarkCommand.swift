@@ -10,6 +10,7 @@ struct BookmarkCommand: ParsableCommand {
     /// Parses argv as bytes (``RawArguments``), so a path argument that is not UTF-8 reaches the
     /// file system unchanged.
     static func main() {
+        StandardDescriptors.holdClosedOnes()
         let arguments = RawArguments.current()
         if let cluster = helpCluster(in: arguments) {
             // ArgumentParser reads such an argument as a cluster of short flags holding `-h`: it
