@@ -87,7 +87,9 @@ extension Bookmark {
             let file = try Directory.current.open(path, options: [.readOnly, .nonBlocking])
             let status = try file.status()
             guard status.kind == .regular else {
-                throw FileSystemError(syscall: "openat", errno: .invalidArgument, path: path)
+                // Said as reading it would say it (`EISDIR` for a directory), not as a failed open:
+                // "'openat' failed: Invalid argument" for a folder given by mistake told nobody why.
+                throw FileSystemError(syscall: "read", errno: status.kind == .directory ? .isDirectory : .invalidArgument, path: path)
             }
             return try file.readToEnd(limit: BookmarkDecodingLimits.default.maxInputSize)
         } catch {

@@ -65,6 +65,21 @@ struct AliasFileAPITests {
         }
     }
 
+    @Test("bookmarkData(withContentsOf:) of a folder says it is a directory (it said \"'openat' failed: Invalid argument\")")
+    func folderGivenAsAliasFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("alias-folder-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            _ = try URL.bookmarkData(withContentsOf: folder)
+            Issue.record("a folder read as an alias file")
+        } catch let error as CocoaError {
+            let underlying = String(describing: error.underlying.map { $0 } as Any)
+            #expect(underlying.contains("Is a directory"), "\(error)")
+            #expect(!underlying.contains("Invalid argument"), "\(error)")
+        }
+    }
+
     @Test("a macOS Finder alias reads as bookmark data with its recorded path")
     func macOSAlias() throws {
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
