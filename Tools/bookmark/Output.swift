@@ -205,6 +205,13 @@ enum Output {
         return .failure
     }
 
+    /// Why `error` happened, for a message that names its path itself: the failed call (or the
+    /// refusal), without "(last known path …)", which is the bookmarked file's.
+    static func reason(_ error: BookmarkError) -> String {
+        if let cause = error.fileSystemError { return cause.description }
+        return "\(error.code.rawValue): \(error.message)"
+    }
+
     /// Reports a failure to write an output file (`make -o` and `--output-dir`, `alias`), naming
     /// it as the output (`OUTPUT: cannot <what>: <the call, errno and path>`), and returns its exit status: 13 when permission was denied, 75 for a
     /// volume that did not answer, else 1. Never 3 ("not found" is about the bookmarked file or
