@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import Glibc
 
 /// The package version `bookmark --version` prints, with the commit it was built from.
 let packageVersion = "0.2.0-dev"
@@ -26,6 +27,21 @@ struct BookmarkCommand: ParsableCommand {
             Self.exit(withError: ExitStatus.usage.exitCode)
         }
         FastPath.runIfHandled(arguments)
+        if let missing = missingSubcommand(in: arguments) {
+            // After the fast path, which never takes these (its start-up stays as it was).
+            // ArgumentParser says "Unexpected argument 'badcmd'" for an unknown name, and prints
+            // the help on stdout with exit 0 when no name is given: a script that lost its
+            // subcommand would take the help text for output, and the run for a success.
+            let group = ["bookmark"] + missing.group
+            if let word = missing.word {
+                Output.error("no subcommand '\(RawArguments.display(word))'\(missing.group.isEmpty ? "" : " in '\(group.joined(separator: " "))'"); "
+                    + "`\(group.joined(separator: " ")) --help` lists them")
+            } else {
+                Output.write(Array((helpMessage(for: missing.command) + "\n").utf8), to: STDERR_FILENO)
+                Output.error("\(group.joined(separator: " ")) needs a subcommand (listed above)")
+            }
+            Self.exit(withError: ExitStatus.usage.exitCode)
+        }
         do {
             var command = try parseAsRoot(FoldedArguments.fold(arguments))
             try command.run()
@@ -46,6 +62,25 @@ struct BookmarkCommand: ParsableCommand {
             }
             Self.exit(withError: error)
         }
+    }
+
+    /// A group (`bookmark`, `bookmark package`, `bookmark catalog`) given no subcommand, or a
+    /// word where its subcommand goes that names none (`word`); `nil` when the arguments name a
+    /// command that runs, or ask for help or the version (an option first: ArgumentParser
+    /// answers those).
+    static func missingSubcommand(in arguments: [String]) -> (group: [String], command: any ParsableCommand.Type, word: String?)? {
+        if arguments.first == "help" { return nil }
+        let path = subcommandPath(in: arguments)
+        var command: any ParsableCommand.Type = BookmarkCommand.self
+        for name in path {
+            guard let next = command.configuration.subcommands.first(where: { $0._commandName == name }) else { return nil }
+            command = next
+        }
+        guard !command.configuration.subcommands.isEmpty else { return nil }
+        guard path.count < arguments.count else { return (path, command, nil) }
+        let next = arguments[path.count]
+        if next.hasPrefix("-") { return nil }  // --help, --version, or an option ArgumentParser refuses
+        return (path, command, next)
     }
 
     /// In `bookmark help NAME…`, the first NAME that is not a subcommand there (`nil` when every

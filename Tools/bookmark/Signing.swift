@@ -18,12 +18,17 @@ enum Signing {
         }
     }
 
-    /// Says on stderr why the key file cannot be used, naming it, and returns the exit status (6).
-    /// A refusal (its mode, owner or kind) is said in plain words with what to do.
+    /// Says on stderr why the key file cannot be used, naming it, and returns the exit status: 66
+    /// when it cannot be opened (missing, no permission: a file problem, as for a SOURCE), else 6
+    /// (refused for its mode, owner or kind, said in plain words with what to do; or malformed).
+    /// A missing key said `keyRejected` with exit 6, which reads like a tampered signature.
     static func keyFailure(_ error: SecurityScopeError, keyFile: String) -> ExitStatus {
         let shown = RawArguments.display(keyFile)
         if let cause = error.fileSystemError, let refused = Refusal.message(cause, shown: shown, use: .secret) {
             Output.error("\(shown): \(refused)")
+        } else if let cause = error.fileSystemError {
+            Output.error("\(shown): cannot read the key file: \(cause.errno) (errno \(cause.errno.rawValue))")
+            return .sourceUnreadable
         } else {
             Output.error("\(shown): \(error.description)")
         }
