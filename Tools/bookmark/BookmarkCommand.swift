@@ -144,7 +144,7 @@ struct BookmarkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bookmark",
         abstract: "Durable references to files on Linux: volumes, file identities, bookmarks.",
-        discussion: ExitStatus.helpTable,
+        discussion: ExitStatus.helpTable + "\n\n" + DocPages.whereTheyAre,
         version: "bookmark \(packageVersion) (\(BuildStamp.commit))",
         subcommands: [
             Volumes.self,

@@ -16,7 +16,7 @@ extension BookmarkCommand {
                 rewritten in the same container, keeping keys the fresh data lacks, atomically (a crash \
                 leaves the old file or the new one). Prints `refreshed`, `fresh` or `failed`, the SOURCE \
                 and the path now for each, one record per SOURCE. Stops at the first failure unless \
-                --keep-going; exits with the most severe failure's code (Docs/CLI.md).
+                --keep-going; exits with the most severe failure's code (\(DocPages.cite("CLI.md"))).
 
                 """ + ExitStatus.helpTable)
 

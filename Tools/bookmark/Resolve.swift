@@ -17,7 +17,7 @@ extension BookmarkCommand {
             discussion: """
                 SOURCE is a file of raw bookmark bytes, base64 text, a Finder alias file, or - for \
                 standard input. A stale bookmark (resolved, but something recorded changed) exits 0, \
-                or 10 with --strict. The order of attempts is in Docs/RESOLUTION.md.
+                or 10 with --strict. The order of attempts is in \(DocPages.cite("RESOLUTION.md")).
 
                 """ + ExitStatus.helpTable)
 
