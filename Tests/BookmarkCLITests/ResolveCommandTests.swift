@@ -221,6 +221,6 @@ struct SourceInputExitCodeTests {
         let refresh = try BookmarkTool.run(["refresh", fifo, big])
         #expect(refresh.status == 5)
         let help = try BookmarkTool.run(["resolve", "--help"])
-        #expect(help.stdout.contains("66  a SOURCE file cannot be opened"))
+        #expect(help.stdout.contains("66  a SOURCE or key file cannot be opened"))
     }
 }
