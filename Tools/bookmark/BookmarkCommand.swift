@@ -56,7 +56,9 @@ struct BookmarkCommand: ParsableCommand {
             // command's validation first, which then says "give a SOURCE". Such a word is never
             // taken as an argument, so for any usage error the advice is about it, as for a
             // cluster holding `-h`.
-            if let argument = singleDashWords(in: arguments).first, exitCode(for: error) == .validationFailure {
+            if let argument = (singleDashWords(in: arguments) + unknownShortFlags(in: arguments)).first,
+                exitCode(for: error) == .validationFailure
+            {
                 Output.error(refusalOfCluster(RawArguments.display(argument), subcommand: subcommandPath(in: arguments)))
                 Self.exit(withError: ExitStatus.usage.exitCode)
             }
@@ -111,6 +113,22 @@ struct BookmarkCommand: ParsableCommand {
             if argument == "--" { break }
             guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2, Double(argument) == nil else { continue }
             if argument.dropFirst().contains(where: { $0 != "0" && $0 != "i" && $0 != "h" }) { words.append(argument) }
+        }
+        return words
+    }
+
+    /// The two-character arguments before `--` that start with `-` and name no short flag of any
+    /// subcommand (`-x`; not `-o`, `-0`, `-i`, `-h`, nor a digit): Docs/CLI.md gives them the
+    /// "starts with '-'" message too when the command line fails. ``singleDashWords(in:)`` leaves
+    /// them out (it runs on every start, for `-h` clusters, where a lone letter is no cluster);
+    /// `make -x` said "give a PATH, or --files-from".
+    static func unknownShortFlags(in arguments: [String]) -> [String] {
+        var words: [String] = []
+        for argument in arguments {
+            if argument == "--" { break }
+            let characters = Array(argument)
+            guard characters.count == 2, characters[0] == "-", let letter = characters.last else { continue }
+            if !"0ioh-".contains(letter) && !letter.isNumber { words.append(argument) }
         }
         return words
     }

@@ -39,7 +39,9 @@ extension BookmarkCommand {
         @Flag(help: "Exit 10 when the bookmark is stale.")
         var strict = false
 
-        @Flag(name: .customLong("cross-volume"), help: "Also look on other volumes by name, size and modification time.")
+        @Flag(
+            name: .customLong("cross-volume"),
+            help: "Also look on other volumes by name, size and modification time. Only while the recorded volume is mounted: when it is not, exit 4 at once and no other volume is searched.")
         var crossVolume = false
 
         @Option(name: .customLong("relative-to"), help: "The directory a relative bookmark is resolved against.")
