@@ -179,7 +179,7 @@ enum Output {
         let prefix = path.map { "\($0): " } ?? ""
         if let error = error as? BookmarkError {
             // A refusal by the secure layer says what was refused and why, not an invented errno.
-            if let cause = error.fileSystemError, let refused = Refusal.message(cause, shown: path, use: .reading) {
+            if let cause = error.fileSystemError, let refused = Refusal.message(cause, shown: path, use: .any) {
                 self.error(prefix + refused)
                 return cause.code == .permissionDenied ? .permissionDenied : .failure
             }
@@ -196,7 +196,7 @@ enum Output {
             }
         }
         if let error = error as? FileSystemError {
-            self.error(prefix + (Refusal.message(error, shown: path, use: .reading) ?? error.description))
+            self.error(prefix + (Refusal.message(error, shown: path, use: .any) ?? error.description))
             return status(of: error)
         }
         if let error = error as? FileIdentityError {

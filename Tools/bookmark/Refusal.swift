@@ -9,8 +9,8 @@ import SecureFiles
 enum Refusal {
     /// What the command was doing with the file refused, which decides the advice.
     enum Use {
-        /// Reading a SOURCE (a bookmark or alias file).
-        case reading
+        /// Any use: a failure reported without knowing whether the file was read or written.
+        case any
         /// Writing an output file, or rewriting a SOURCE.
         case writing
         /// Reading a signing key, a secret.
@@ -32,14 +32,15 @@ enum Refusal {
         case .notRegular(let kind):
             var rule: String
             switch use {
-            case .reading: rule = "bookmark reads only regular files here"
+            case .any: rule = "bookmark uses only regular files here"
             case .writing: rule = "bookmark writes only regular files"
             case .secret: rule = "a signing key must be a regular file"
             }
             if kind == .symlink { rule += use == .writing ? ", and neither follows nor replaces a link" : ", and does not follow a link" }
             return "it is \(SourceInput.phrase(for: kind)), not a regular file; " + rule
         case .fileAccessibleByOthers(let mode):
-            return "its mode is \(octal(mode)), and a signing key must be readable and writable by its owner alone (chmod 600)"
+            let secret = use == .secret ? "a signing key" : "a secret"
+            return "its mode is \(octal(mode)), and \(secret) must be readable and writable by its owner alone (chmod 600)"
         case .fileWritableByOthers(let mode):
             return "its mode is \(octal(mode)), so group or others may write it (chmod go-w)"
         case .directoryWritableByOthers(let mode):
