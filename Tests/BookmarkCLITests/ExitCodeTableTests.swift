@@ -77,7 +77,9 @@ struct ExitCodeTableTests {
         #expect(blocked.status == 1, "\(blocked.status) \(blocked.stderr)")
         let records = blocked.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(records.map { $0?["exitStatus"] as? Int } == [1, 0], "\(blocked.stdout)")
-        #expect(blocked.stderr.contains("\(path("out/target.txt.bookmark")): cannot write the output file: "), "\(blocked.stderr)")
+        // A directory where the file goes is refused, and said as a refusal (not as a failed call).
+        #expect(blocked.stderr.contains("\(path("out/target.txt.bookmark")): refused: it is a directory, not a regular file; "
+            + "bookmark writes only regular files\n"), "\(blocked.stderr)")
 
         // 10: stale with --strict (renamed), and 0 without it.
         try FileManager.default.moveItem(atPath: path("target.txt"), toPath: path("renamed.txt"))

@@ -73,4 +73,58 @@ struct PlainMessageTests {
             #expect(!result.stderr.contains("Fatal error"), "\(command): \(result.stderr)")
         }
     }
+
+    /// `bookmark badcmd` said "Unexpected argument 'badcmd'"; `bookmark` and `bookmark package`
+    /// alone printed the help on stdout and exited 0, which a script takes for output and success.
+    @Test("an unknown subcommand, or none, is a usage error (64): the help goes to stderr, stdout stays empty")
+    func missingOrUnknownSubcommand() throws {
+        for (arguments, says) in [
+            (["badcmd"], "bookmark: no subcommand 'badcmd'; `bookmark --help` lists them\n"),
+            (["package", "nope"], "bookmark: no subcommand 'nope' in 'bookmark package'; `bookmark package --help` lists them\n"),
+        ] {
+            let result = try BookmarkTool.run(arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(arguments): \(result.stdout)")
+            #expect(result.stderr == says, "\(arguments): \(result.stderr)")
+        }
+        for (arguments, group) in [([String](), "bookmark"), (["package"], "bookmark package"), (["catalog"], "bookmark catalog")] {
+            let result = try BookmarkTool.run(arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(arguments): \(result.stdout)")
+            #expect(result.stderr.contains("USAGE: \(group) <subcommand>"), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasSuffix("bookmark: \(group) needs a subcommand (listed above)\n"), "\(arguments): \(result.stderr)")
+        }
+        // Asked for, help is still output: stdout, exit 0.
+        for arguments in [["--help"], ["package", "--help"], ["help", "package"]] {
+            let result = try BookmarkTool.run(arguments)
+            #expect(result.status == 0 && result.stdout.contains("USAGE"), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    /// `bookmark ref` said "Missing expected argument '<argument>'".
+    @Test("ref without its argument names it")
+    func refArgumentName() throws {
+        let result = try BookmarkTool.run(["ref"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("'<path-or-url>'"), "\(result.stderr)")
+        #expect(try BookmarkTool.run(["ref", "--help"]).stdout.contains("<path-or-url>"))
+    }
+
+    /// A missing key file said `keyRejected` and exited 6, which reads like a tampered signature.
+    @Test("a --verify or --sign key file that cannot be opened exits 66 and names the key file")
+    func missingKeyFile() throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("missing-key-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        #expect(FileManager.default.createFile(atPath: work + "/t.txt", contents: Data("t".utf8)))
+        let made = try BookmarkTool.run(["make", "--sign", work + "/k.key", work + "/t.txt", "-o", work + "/s.bookmark"])
+        try #require(made.status == 0, "\(made.stderr)")
+        let missing = work + "/nokey"
+        for arguments in [["resolve", "--verify", missing, work + "/s.bookmark"], ["refresh", "--sign", missing, work + "/s.bookmark"]] {
+            let result = try BookmarkTool.run(arguments)
+            #expect(result.status == 66, "\(arguments): \(result.stderr)")
+            #expect(result.stderr == "bookmark: \(missing): cannot read the key file: No such file or directory (errno 2)\n",
+                    "\(arguments): \(result.stderr)")
+        }
+    }
 }

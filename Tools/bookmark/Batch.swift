@@ -49,7 +49,17 @@ struct BatchOptions: ParsableArguments {
                 throw ExitStatus.usage.exitCode
             }
             // Empty records are skipped: no path is empty, and a trailing separator is usual.
-            for record in bytes.split(separator: terminator, omittingEmptySubsequences: true) {
+            for (index, record) in bytes.split(separator: terminator, omittingEmptySubsequences: true).enumerated() {
+                // A record `-` read a bookmark from standard input: with `--files-from -` that is
+                // the list itself, already read; with a list file it waited on a terminal, or
+                // took whatever a pipe held, as one input among many. A list names files, as
+                // `find` writes them (`./-`), so the list is refused as a whole before anything
+                // is done, as a NUL in a line-separated list is.
+                if record.elementsEqual([UInt8(ascii: "-")]) {
+                    Output.error("\(list.escaped): record \(index + 1) is '-', which is not read as standard input in a list; "
+                        + "a file named '-' is written ./-")
+                    throw ExitStatus.usage.exitCode
+                }
                 result.append(PathBytes(record))
             }
         }

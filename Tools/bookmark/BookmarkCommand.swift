@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import Glibc
 
 /// The package version `bookmark --version` prints, with the commit it was built from.
 let packageVersion = "0.2.0-dev"
@@ -26,6 +27,21 @@ struct BookmarkCommand: ParsableCommand {
             Self.exit(withError: ExitStatus.usage.exitCode)
         }
         FastPath.runIfHandled(arguments)
+        if let missing = missingSubcommand(in: arguments) {
+            // After the fast path, which never takes these (its start-up stays as it was).
+            // ArgumentParser says "Unexpected argument 'badcmd'" for an unknown name, and prints
+            // the help on stdout with exit 0 when no name is given: a script that lost its
+            // subcommand would take the help text for output, and the run for a success.
+            let group = ["bookmark"] + missing.group
+            if let word = missing.word {
+                Output.error("no subcommand '\(RawArguments.display(word))'\(missing.group.isEmpty ? "" : " in '\(group.joined(separator: " "))'"); "
+                    + "`\(group.joined(separator: " ")) --help` lists them")
+            } else {
+                Output.write(Array((helpMessage(for: missing.command) + "\n").utf8), to: STDERR_FILENO)
+                Output.error("\(group.joined(separator: " ")) needs a subcommand (listed above)")
+            }
+            Self.exit(withError: ExitStatus.usage.exitCode)
+        }
         do {
             var command = try parseAsRoot(FoldedArguments.fold(arguments))
             try command.run()
@@ -40,12 +56,33 @@ struct BookmarkCommand: ParsableCommand {
             // command's validation first, which then says "give a SOURCE". Such a word is never
             // taken as an argument, so for any usage error the advice is about it, as for a
             // cluster holding `-h`.
-            if let argument = singleDashWords(in: arguments).first, exitCode(for: error) == .validationFailure {
+            if let argument = (singleDashWords(in: arguments) + unknownShortFlags(in: arguments)).first,
+                exitCode(for: error) == .validationFailure
+            {
                 Output.error(refusalOfCluster(RawArguments.display(argument), subcommand: subcommandPath(in: arguments)))
                 Self.exit(withError: ExitStatus.usage.exitCode)
             }
             Self.exit(withError: error)
         }
+    }
+
+    /// A group (`bookmark`, `bookmark package`, `bookmark catalog`) given no subcommand, or a
+    /// word where its subcommand goes that names none (`word`); `nil` when the arguments name a
+    /// command that runs, or ask for help or the version (an option first: ArgumentParser
+    /// answers those).
+    static func missingSubcommand(in arguments: [String]) -> (group: [String], command: any ParsableCommand.Type, word: String?)? {
+        if arguments.first == "help" { return nil }
+        let path = subcommandPath(in: arguments)
+        var command: any ParsableCommand.Type = BookmarkCommand.self
+        for name in path {
+            guard let next = command.configuration.subcommands.first(where: { $0._commandName == name }) else { return nil }
+            command = next
+        }
+        guard !command.configuration.subcommands.isEmpty else { return nil }
+        guard path.count < arguments.count else { return (path, command, nil) }
+        let next = arguments[path.count]
+        if next.hasPrefix("-") { return nil }  // --help, --version, or an option ArgumentParser refuses
+        return (path, command, next)
     }
 
     /// In `bookmark help NAME…`, the first NAME that is not a subcommand there (`nil` when every
@@ -80,6 +117,22 @@ struct BookmarkCommand: ParsableCommand {
         return words
     }
 
+    /// The two-character arguments before `--` that start with `-` and name no short flag of any
+    /// subcommand (`-x`; not `-o`, `-0`, `-i`, `-h`, nor a digit): Docs/CLI.md gives them the
+    /// "starts with '-'" message too when the command line fails. ``singleDashWords(in:)`` leaves
+    /// them out (it runs on every start, for `-h` clusters, where a lone letter is no cluster);
+    /// `make -x` said "give a PATH, or --files-from".
+    static func unknownShortFlags(in arguments: [String]) -> [String] {
+        var words: [String] = []
+        for argument in arguments {
+            if argument == "--" { break }
+            let characters = Array(argument)
+            guard characters.count == 2, characters[0] == "-", let letter = characters.last else { continue }
+            if !"0ioh-".contains(letter) && !letter.isNumber { words.append(argument) }
+        }
+        return words
+    }
+
     /// The message for an argument refused by ``helpCluster(in:)`` (or any of
     /// ``singleDashWords(in:)`` when the command line fails), with advice that works for
     /// the subcommand it was given to: a file name can also be written `./NAME`, but a
@@ -109,7 +162,7 @@ struct BookmarkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bookmark",
         abstract: "Durable references to files on Linux: volumes, file identities, bookmarks.",
-        discussion: ExitStatus.helpTable,
+        discussion: ExitStatus.helpTable + "\n\n" + DocPages.whereTheyAre,
         version: "bookmark \(packageVersion) (\(BuildStamp.commit))",
         subcommands: [
             Volumes.self,

@@ -41,7 +41,7 @@ enum ExitStatus: Int32, CaseIterable, Error {
         case .stale: return "resolved but stale (--strict)"
         case .permissionDenied: return "permission denied"
         case .usage: return "usage error"
-        case .sourceUnreadable: return "a SOURCE file cannot be opened (missing, no permission)"
+        case .sourceUnreadable: return "a SOURCE or key file cannot be opened (missing, no permission)"
         case .volumeNotResponding: return "a FUSE or network volume did not respond within --volume-timeout"
         }
     }

@@ -178,6 +178,11 @@ enum Output {
     static func fail(_ error: any Error, path: String?) -> ExitStatus {
         let prefix = path.map { "\($0): " } ?? ""
         if let error = error as? BookmarkError {
+            // A refusal by the secure layer says what was refused and why, not an invented errno.
+            if let cause = error.fileSystemError, let refused = Refusal.message(cause, shown: path, use: .any) {
+                self.error(prefix + refused)
+                return cause.code == .permissionDenied ? .permissionDenied : .failure
+            }
             // A message that starts with the path already (a library file's framing) is not
             // prefixed with it once more.
             self.error((path.map { error.message.hasPrefix($0) } == true ? "" : prefix) + error.description)
@@ -191,7 +196,7 @@ enum Output {
             }
         }
         if let error = error as? FileSystemError {
-            self.error(prefix + error.description)
+            self.error(prefix + (Refusal.message(error, shown: path, use: .any) ?? error.description))
             return status(of: error)
         }
         if let error = error as? FileIdentityError {
@@ -205,6 +210,15 @@ enum Output {
         return .failure
     }
 
+    /// Why `error` happened, for a message that names its path itself: the failed call (or the
+    /// refusal), without "(last known path …)", which is the bookmarked file's.
+    static func reason(_ error: BookmarkError) -> String {
+        if let cause = error.fileSystemError {
+            return Refusal.message(cause, shown: nil, use: .writing) ?? cause.description
+        }
+        return "\(error.code.rawValue): \(error.message)"
+    }
+
     /// Reports a failure to write an output file (`make -o` and `--output-dir`, `alias`), naming
     /// it as the output (`OUTPUT: cannot <what>: <the call, errno and path>`), and returns its exit status: 13 when permission was denied, 75 for a
     /// volume that did not answer, else 1. Never 3 ("not found" is about the bookmarked file or
@@ -216,6 +230,13 @@ enum Output {
         // Data that could not be encoded is not the output's fault: its own code (5).
         if let error = error as? BookmarkError, error.fileSystemError == nil, error.code == .corruptData {
             return fail(error, path: output)
+        }
+        // A refusal (a symlink or a directory where the output goes) is said as one, not as a
+        // failed call with an errno the kernel never returned.
+        let cause = (error as? BookmarkError)?.fileSystemError ?? (error as? FileSystemError)
+        if let cause, let refused = Refusal.message(cause, shown: output, use: .writing) {
+            self.error("\(output): \(refused)")
+            return status
         }
         if let error = error as? BookmarkError {
             reason = error.fileSystemError?.description ?? "\(error.code.rawValue): \(error.message)"

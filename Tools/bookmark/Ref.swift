@@ -26,7 +26,7 @@ extension BookmarkCommand {
         @Option(name: .customLong("budget-ms"), help: "Search time budget in milliseconds (default 2000).")
         var budgetMilliseconds: Int?
 
-        @Argument(help: "A path, or with --resolve a file-reference URL.")
+        @Argument(help: ArgumentHelp("A path, or with --resolve a file-reference URL.", valueName: "path-or-url"))
         var argument: String
 
         func run() throws {

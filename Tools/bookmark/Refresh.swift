@@ -16,7 +16,7 @@ extension BookmarkCommand {
                 rewritten in the same container, keeping keys the fresh data lacks, atomically (a crash \
                 leaves the old file or the new one). Prints `refreshed`, `fresh` or `failed`, the SOURCE \
                 and the path now for each, one record per SOURCE. Stops at the first failure unless \
-                --keep-going; exits with the most severe failure's code (Docs/CLI.md).
+                --keep-going; exits with the most severe failure's code (\(DocPages.cite("CLI.md"))).
 
                 """ + ExitStatus.helpTable)
 
@@ -46,9 +46,7 @@ extension BookmarkCommand {
                     try SigningKey.load(from: RawArguments.filePath(keyFile))
                 }) {
                 case .success(let loaded): key = loaded
-                case .failure(let error):
-                    Output.error("\(RawArguments.display(keyFile)): \(error.description)")
-                    throw ExitStatus.signatureInvalid.exitCode
+                case .failure(let error): throw Signing.keyFailure(error, keyFile: keyFile).exitCode
                 }
             }
             let inputs = try batch.inputs(sources)
@@ -103,13 +101,17 @@ extension BookmarkCommand {
                     path: PathBytes(outcome.resolution.path).bytes, container: outcome.container.rawValue,
                     changes: Change.ordered(outcome.resolution.changes).map(\.rawValue), error: nil, exitStatus: .success), .success)
             } catch {
-                let status = Output.fail(error, path: source.escaped)
+                let status: ExitStatus
                 // A link is never rewritten (neither replaced by a file nor written through, which
-                // would change a file the link only points to): say what to give instead.
-                if let status = try? Directory.current.status(of: source.filePath), status.kind == .symlink {
+                // would change a file the link only points to): one message, saying what to give
+                // instead (the refusal's own message before it said the same thing less usefully).
+                if let kind = try? Directory.current.status(of: source.filePath).kind, kind == .symlink {
                     // The name is not put into a shell command: a hostile one would run when pasted.
-                    Output.error("\(source.escaped) is a symbolic link, which refresh does not rewrite; give the file it points to "
-                        + "(readlink -f prints it)")
+                    Output.error("\(source.escaped): refused: a symbolic link, which refresh does not rewrite; give the file "
+                        + "it points to (readlink -f prints it)")
+                    status = .failure
+                } else {
+                    status = Output.fail(error, path: source.escaped)
                 }
                 return (RefreshJSON(
                     source: source, status: "failed", path: nil, container: nil, changes: [], error: error.code.rawValue,

@@ -17,7 +17,7 @@ extension BookmarkCommand {
             discussion: """
                 SOURCE is a file of raw bookmark bytes, base64 text, a Finder alias file, or - for \
                 standard input. A stale bookmark (resolved, but something recorded changed) exits 0, \
-                or 10 with --strict. The order of attempts is in Docs/RESOLUTION.md.
+                or 10 with --strict. The order of attempts is in \(DocPages.cite("RESOLUTION.md")).
 
                 """ + ExitStatus.helpTable)
 
@@ -33,13 +33,15 @@ extension BookmarkCommand {
             help: "Search time budget in milliseconds, 0 or more (default 2000).")
         var budgetMilliseconds: Int?
 
-        @Flag(help: "Rewrite a stale SOURCE file with fresh data (atomically, unknown keys kept).")
+        @Flag(help: "Rewrite a stale SOURCE file with fresh data (atomically, unknown keys kept). One that cannot be rewritten (a symlink, a folder you may not write) is still resolved: the path is printed, stderr says it was not refreshed.")
         var refresh = false
 
         @Flag(help: "Exit 10 when the bookmark is stale.")
         var strict = false
 
-        @Flag(name: .customLong("cross-volume"), help: "Also look on other volumes by name, size and modification time.")
+        @Flag(
+            name: .customLong("cross-volume"),
+            help: "Also look on other volumes by name, size and modification time. Only while the recorded volume is mounted: when it is not, exit 4 at once and no other volume is searched.")
         var crossVolume = false
 
         @Option(name: .customLong("relative-to"), help: "The directory a relative bookmark is resolved against.")
@@ -149,9 +151,10 @@ struct ResolveRun {
         case .failure(let status): throw status.exitCode
         }
         switch outcome {
-        case .resolved(let resolution, let refreshed, let readOnly):
+        case .resolved(let resolution, let refreshed, let readOnly, let notRefreshed):
             if json {
-                try Output.json(ResolveRecordJSON.resolved(resolution, refreshed: refreshed, readOnly: readOnly))
+                try Output.json(ResolveRecordJSON.resolved(
+                    resolution, refreshed: refreshed, readOnly: readOnly, notRefreshed: notRefreshed))
             } else {
                 Output.record(PathBytes(resolution.path).bytes, terminator: terminator)
             }
@@ -230,11 +233,12 @@ struct ResolveRun {
             }
             var status = ExitStatus.success
             switch outcome {
-            case .resolved(let resolution, let refreshed, let readOnly):
+            case .resolved(let resolution, let refreshed, let readOnly, let notRefreshed):
                 if strict && resolution.isStale { status = .stale }
                 if json {
                     try Output.jsonLine(ResolveRecordJSON.resolved(
-                        resolution, refreshed: refreshed, readOnly: readOnly, source: source, status: status))
+                        resolution, refreshed: refreshed, readOnly: readOnly, notRefreshed: notRefreshed, source: source,
+                        status: status))
                 } else {
                     Output.record(PathBytes(resolution.path).bytes, terminator: terminator)
                 }
@@ -342,25 +346,58 @@ struct ResolveRun {
                 raw: raw, decoded: decoded, keyFile: keyFile, within: within, source: source, options: options)
         }
         do {
-            if refresh {
-                // Resolves, and when stale rewrites SOURCE atomically in its own container with
-                // unknown keys (and an alias file's Finder info) kept.
-                let deferred = folders?.defersSync(for: source) ?? false
-                let outcome = try Bookmark.refreshFile(at: source.filePath, options: options, syncingDirectory: !deferred)
-                if deferred && outcome.rewritten { folders?.wrote(source) }
-                return .resolved(outcome.resolution, refreshed: outcome.rewritten, readOnly: nil)
-            }
+            if refresh { return try refreshOne(source, decoded: decoded) }
             return .resolved(try Bookmark(record: decoded.record).resolve(options), refreshed: false, readOnly: nil)
         } catch {
             return .failed(Output.fail(error, path: source.escaped), ResolveFailureJSON(error))
         }
     }
+
+    /// `--refresh` of one SOURCE: resolves, and when stale rewrites SOURCE atomically in its own
+    /// container with unknown keys (and an alias file's Finder info) kept. A SOURCE that cannot
+    /// be rewritten (a symbolic link, which is never written through; a folder the user cannot
+    /// write; a full disk) does not hide the resolution: the path is printed, JSON says
+    /// `refreshed: false` and `notRefreshed` why, stderr says it, and the exit status stays the
+    /// resolution's (Docs/CLI.md, "resolve --refresh").
+    private func refreshOne(_ source: PathBytes, decoded: BookmarkSource) throws(BookmarkError) -> ResolveOutcome {
+        // A link is refused by the rewrite before anything is resolved: resolve what it holds.
+        if let status = try? Directory.current.status(of: source.filePath), status.kind == .symlink {
+            let resolution = try Bookmark(record: decoded.record).resolve(options)
+            guard resolution.isStale else { return .resolved(resolution, refreshed: false, readOnly: nil) }
+            return notRefreshed(
+                resolution, source: source,
+                why: "it is a symbolic link, which --refresh does not rewrite (nor write through); "
+                    + "give the file it points to (readlink -f prints it)")
+        }
+        let deferred = folders?.defersSync(for: source) ?? false
+        do throws(BookmarkError) {
+            let outcome = try Bookmark.refreshFile(at: source.filePath, options: options, syncingDirectory: !deferred)
+            if deferred && outcome.rewritten { folders?.wrote(source) }
+            return .resolved(outcome.resolution, refreshed: outcome.rewritten, readOnly: nil)
+        } catch {
+            // An error about the SOURCE itself (reading it again, or replacing it) carries its
+            // path as `lastKnownPath`; one from resolving carries the bookmarked file's. Only the
+            // first is resolved once more (a failed resolution is not searched twice), and its
+            // path is never reported as the bookmarked file's last known path.
+            guard error.lastKnownPath == PathBytes(source.filePath).bytes else { throw error }
+            let resolution = try Bookmark(record: decoded.record).resolve(options)
+            guard resolution.isStale else { return .resolved(resolution, refreshed: false, readOnly: nil) }
+            return notRefreshed(resolution, source: source, why: "cannot replace it: " + Output.reason(error))
+        }
+    }
+
+    /// A stale resolution whose SOURCE was not rewritten: said on stderr, and the reason kept for JSON.
+    private func notRefreshed(_ resolution: Resolution, source: PathBytes, why: String) -> ResolveOutcome {
+        Output.error("\(source.escaped): not refreshed (it stays stale; the file was found all the same): \(why)")
+        return .resolved(resolution, refreshed: false, readOnly: nil, notRefreshed: why)
+    }
 }
 
 /// What one input of `bookmark resolve` came to.
 enum ResolveOutcome {
-    /// Resolved; `readOnly` is set for a verified (signed) bookmark.
-    case resolved(Resolution, refreshed: Bool, readOnly: Bool?)
+    /// Resolved; `readOnly` is set for a verified (signed) bookmark, `notRefreshed` (why) for a
+    /// stale SOURCE that `--refresh` could not rewrite.
+    case resolved(Resolution, refreshed: Bool, readOnly: Bool?, notRefreshed: String? = nil)
     /// Failed with this exit status (already said on stderr), and this JSON for it.
     case failed(ExitStatus, any Encodable)
     /// Failed in the batch; said on stderr when its record is printed.
@@ -380,10 +417,11 @@ struct ResolveRecordJSON: Encodable {
     /// A resolved input; in a batch (`source` given) its `exitStatus` is `status`: 0, or 10 for
     /// a stale one under `--strict`.
     static func resolved(
-        _ resolution: Resolution, refreshed: Bool, readOnly: Bool?, source: PathBytes? = nil, status: ExitStatus = .success
+        _ resolution: Resolution, refreshed: Bool, readOnly: Bool?, notRefreshed: String? = nil, source: PathBytes? = nil,
+        status: ExitStatus = .success
     ) -> Self {
         ResolveRecordJSON(
-            payload: ResolveJSON(resolution, refreshed: refreshed), source: source,
+            payload: ResolveJSON(resolution, refreshed: refreshed, notRefreshed: notRefreshed), source: source,
             status: source == nil ? nil : status, readOnly: readOnly)
     }
 
@@ -429,8 +467,10 @@ struct ResolveJSON: Encodable {
     var entriesSearched: Int
     var notes: [String]
     var refreshed: Bool
+    /// With `--refresh`: why a stale SOURCE was not rewritten (absent when it was, or was fresh).
+    var notRefreshed: String?
 
-    init(_ resolution: Resolution, refreshed: Bool) {
+    init(_ resolution: Resolution, refreshed: Bool, notRefreshed: String? = nil) {
         let bytes = PathBytes(resolution.path).bytes
         path = JSONPath.text(bytes)
         pathBase64 = JSONPath.base64(bytes)
@@ -445,6 +485,7 @@ struct ResolveJSON: Encodable {
         entriesSearched = resolution.entriesSearched
         notes = resolution.notes
         self.refreshed = refreshed
+        self.notRefreshed = notRefreshed
     }
 }
 

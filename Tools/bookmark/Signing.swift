@@ -14,16 +14,33 @@ enum Signing {
             try SigningKey.loadOrCreate(at: RawArguments.filePath(keyFile))
         }) {
         case .success(let loaded): return loaded
-        case .failure(let error):
-            Output.error("\(RawArguments.display(keyFile)): \(error.description)")
-            throw ExitStatus.signatureInvalid.exitCode
+        case .failure(let error): throw keyFailure(error, keyFile: keyFile).exitCode
         }
     }
 
+    /// Says on stderr why the key file cannot be used, naming it, and returns the exit status: 66
+    /// when it cannot be opened (missing, no permission: a file problem, as for a SOURCE), else 6
+    /// (refused for its mode, owner or kind, said in plain words with what to do; or malformed).
+    /// A missing key said `keyRejected` with exit 6, which reads like a tampered signature.
+    static func keyFailure(_ error: SecurityScopeError, keyFile: String) -> ExitStatus {
+        let shown = RawArguments.display(keyFile)
+        if let cause = error.fileSystemError, let refused = Refusal.message(cause, shown: shown, use: .secret) {
+            Output.error("\(shown): \(refused)")
+        } else if let cause = error.fileSystemError {
+            Output.error("\(shown): cannot read the key file: \(cause.errno) (errno \(cause.errno.rawValue))")
+            return .sourceUnreadable
+        } else {
+            Output.error("\(shown): \(error.description)")
+        }
+        return .signatureInvalid
+    }
+
     /// The exit status for a refusal.
-    static func status(_ error: SecurityScopeError, source: String) -> ExitStatus {
+    static func status(_ error: SecurityScopeError, source: String, keyFile: String) -> ExitStatus {
         switch error.code {
-        case .unsigned, .tampered, .signatureMismatch, .keyRejected:
+        case .keyRejected:
+            return keyFailure(error, keyFile: keyFile)
+        case .unsigned, .tampered, .signatureMismatch:
             Output.error("\(source): \(error.description)")
             return .signatureInvalid
         case .outsideScope, .readOnlyScope:
@@ -60,7 +77,7 @@ enum Signing {
             return .resolved(scoped.resolution, refreshed: false, readOnly: scoped.readOnly)
         case .failure(let error):
             return .failed(
-                status(error, source: source.escaped),
+                status(error, source: source.escaped, keyFile: keyFile),
                 SignatureFailureJSON(error: error.code.rawValue, message: error.message))
         }
     }
