@@ -13,7 +13,9 @@ struct CatalogScan: ParsableCommand {
         discussion: """
             Stays on each ROOT's file system unless --cross-mounts (each entry is recorded under \
             the volume it is on); follows no symbolic link. \
-            Unreadable entries are recorded as errors in the catalog, not fatal. A re-scan matches \
+            Unreadable entries are recorded as errors in the catalog, not fatal: the summary lists \
+            the first 10 on stderr (path, syscall, errno), and --json lists them all under \
+            "unreadable". A re-scan matches \
             entries by identity (inode, generation, birth time), so renames and moves are recorded \
             as such; `bookmark catalog diff CATALOG` shows them. An interrupted scan leaves the \
             catalog as of its last batch; scanning the ROOT again finishes it. Progress goes to \
@@ -67,8 +69,10 @@ struct CatalogScan: ParsableCommand {
             do {
                 let summary = try catalog.scan(rootBytes: RawArguments.bytes(of: root), options: options, progress: progress)
                 if showsProgress { Output.write(Array("\r\u{1B}[K".utf8), to: STDERR_FILENO) }
+                // The summary only counts them; the catalog has the paths (scan_error).
+                let unreadable = summary.errors > 0 ? try catalog.errors(inScan: summary.scanID) : []
                 if global.json {
-                    summaries.append(ScanSummaryJSON(summary))
+                    summaries.append(ScanSummaryJSON(summary, unreadable: unreadable))
                 } else {
                     var line = Array("scanned ".utf8) + summary.root
                     line += Array(": \(summary.entries) entries, \(summary.errors) errors".utf8)
@@ -79,6 +83,7 @@ struct CatalogScan: ParsableCommand {
                     if summary.resumed { line += Array(" (finished an interrupted scan)".utf8) }
                     if options.hashing { line += Array("; \(summary.hashed) hashed".utf8) }
                     Output.record(line)
+                    CatalogScan.listUnreadable(unreadable)
                 }
             } catch {
                 if showsProgress { Output.write(Array("\r\u{1B}[K".utf8), to: STDERR_FILENO) }
@@ -92,6 +97,20 @@ struct CatalogScan: ParsableCommand {
 }
 
 extension CatalogScan {
+    /// How many unreadable paths the text summary lists (`--json` lists all).
+    static let unreadableListed = 10
+
+    /// The paths a scan could not read, on stderr, after its summary: `cannot read PATH: SYSCALL:
+    /// REASON (errno N)`, the first ``unreadableListed`` of them.
+    static func listUnreadable(_ errors: [CatalogScanError]) {
+        for error in errors.prefix(unreadableListed) {
+            Output.error("cannot read \(PathBytes(error.path).escaped): \(error.syscall): \(String(cString: strerror(error.errno))) (errno \(error.errno))")
+        }
+        if errors.count > unreadableListed {
+            Output.error("… and \(errors.count - unreadableListed) more unreadable (--json lists them all)")
+        }
+    }
+
     /// One status line on stderr, rewritten in place.
     @Sendable static func showProgress(_ progress: ScanProgress) {
         let text = "\r\u{1B}[K\(progress.entries) entries, \(progress.directories) folders, \(progress.errors) errors"
@@ -113,8 +132,10 @@ struct ScanSummaryJSON: Encodable {
     var moved: Int
     var deleted: Int
     var hashed: Int
+    /// Every path the scan could not read (`errors` counts them).
+    var unreadable: [UnreadableJSON]
 
-    init(_ summary: ScanSummary) {
+    init(_ summary: ScanSummary, unreadable: [CatalogScanError]) {
         scanID = summary.scanID
         root = JSONPath.text(summary.root)
         rootBase64 = JSONPath.base64(summary.root)
@@ -127,5 +148,21 @@ struct ScanSummaryJSON: Encodable {
         moved = summary.moved
         deleted = summary.deleted
         hashed = summary.hashed
+        self.unreadable = unreadable.map(UnreadableJSON.init)
+    }
+}
+
+/// `scan --json`: one path the scan could not read.
+struct UnreadableJSON: Encodable {
+    var path: String
+    var pathBase64: String?
+    var syscall: String
+    var errno: Int32
+
+    init(_ error: CatalogScanError) {
+        path = JSONPath.text(error.path)
+        pathBase64 = JSONPath.base64(error.path)
+        syscall = error.syscall
+        errno = error.errno
     }
 }
