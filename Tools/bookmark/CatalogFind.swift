@@ -101,28 +101,34 @@ struct CatalogFind: ParsableCommand {
                 if groups.isEmpty { throw ExitStatus.notFound.exitCode }
                 return
             }
-            var hits: [CatalogHit] = []
+            // Each catalog's hits printed before the next is searched (they were all gathered first);
+            // JSON records streamed as the text lines are.
+            var stream = global.json ? CatalogJSONStream(.array) : jsonLines ? CatalogJSONStream(.lines) : nil
+            var found = false
             for catalog in catalogs {
-                // The first catalog's hits are taken as they are: appending them copied each one.
-                if hits.isEmpty { hits = try catalog.find(query) } else { hits += try catalog.find(query) }
+                let hits = try catalog.find(query)
+                found = found || !hits.isEmpty
+                try printHits(hits, to: &stream)
             }
-            try printHits(hits)
-            if hits.isEmpty { throw ExitStatus.notFound.exitCode }
+            stream?.finish()
+            if !found { throw ExitStatus.notFound.exitCode }
         } catch let error as CatalogError {
             Output.error(error.description)
             throw (error.code == .badPattern ? ExitStatus.usage : ExitStatus.failure).exitCode
         }
     }
 
-    private func printHits(_ hits: [CatalogHit]) throws {
-        if global.json { return try Output.json(hits.map(HitJSON.init)) }
-        // The flags read once, not per hit (each read goes through its property wrapper).
-        let jsonLines = self.jsonLines
+    /// Prints hits as text lines, NUL-terminated paths, or into `stream` (`--json`, `--jsonl`):
+    /// one record at a time, none of them kept.
+    private func printHits(_ hits: [CatalogHit], to stream: inout CatalogJSONStream?) throws {
+        if stream != nil {
+            for index in hits.indices { try stream?.append(HitJSON(hits[index])) }
+            return
+        }
+        // The flag read once, not per hit (each read goes through its property wrapper).
         let nulTerminated = self.nulTerminated
         for index in hits.indices {
-            if jsonLines {
-                try Output.jsonLine(HitJSON(hits[index]))
-            } else if nulTerminated {
+            if nulTerminated {
                 Output.record(hits[index].entry.path, terminator: 0)
             } else {
                 // A hit that `--deleted` let in says so in a fourth field: with three it read
