@@ -7,7 +7,7 @@ import SecureFiles
 import SystemPackage
 
 extension BookmarkCommand {
-    /// `bookmark catalog export [CATALOG [FILE]] (--html|--csv|--tsv|--json|--markdown)`.
+    /// `bookmark catalog export [CATALOG [FILE]] [-o FILE] (--html|--csv|--tsv|--json|--markdown)`.
     struct CatalogExport: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
@@ -22,8 +22,10 @@ extension BookmarkCommand {
                 (default: path,kind,size,modified,volume; all, or any of: \(CatalogColumn.allCases.map(\.rawValue).joined(separator: ","))). \
                 GLOB is a shell glob on the name, or on the whole path when it has a '/'; a matching \
                 folder brings or leaves out everything in it, and --exclude wins over --include. \
-                Without CATALOG, the default catalog to stdout. Exits 0, 66 when CATALOG cannot be \
-                opened as a catalog.
+                Without CATALOG, the default catalog; -o FILE writes it to FILE. A lone argument is \
+                CATALOG; one that does not exist and does not end in .catalog is refused (64), since \
+                it was meant as FILE: give -o FILE. Exits 0, 64 for such an argument, 66 when \
+                CATALOG cannot be opened as a catalog.
                 """)
 
         // `--json` is the global flag: here it chooses the JSON format.
@@ -46,6 +48,9 @@ extension BookmarkCommand {
 
         @Argument(help: "Where to write the export; '-' or nothing for stdout.")
         var file: String?
+
+        @Option(name: [.customShort("o"), .customLong("output")], help: "Where to write the export (instead of FILE): the only way to name a FILE for the default catalog.")
+        var output: String?
 
         @Option(name: .customLong("columns"), help: ArgumentHelp("Columns, comma-separated, in order; all for every column.", valueName: "a,b,c"))
         var columns: String?
@@ -72,6 +77,27 @@ extension BookmarkCommand {
                     chosen == 0 ? "choose a format: --html, --csv, --tsv, --json or --markdown" : "choose only one format")
             }
             _ = try parsedColumns()
+            _ = try catalogAndFile()
+        }
+
+        /// The catalog to read (`nil`: the default) and where to write (`nil` or "-": stdout).
+        /// A lone positional is the CATALOG, as documented, except when it cannot be one: it does
+        /// not exist and its name does not end in `.catalog`. Then it was meant as FILE, and
+        /// either reading it (66, "no catalog") or writing the default catalog to it would
+        /// be a guess: a usage error that says to give -o. An existing file stays CATALOG (66
+        /// when it is not one), so no file is ever overwritten by a guess.
+        func catalogAndFile() throws -> (catalog: String?, file: String?) {
+            if let output {
+                guard file == nil else { throw ValidationError("give FILE or -o FILE, not both") }
+                return (catalog, output)
+            }
+            if let catalog, file == nil, !CatalogArgument.namesCatalog(catalog), !FileManager.default.fileExists(atPath: catalog) {
+                let shown = RawArguments.display(catalog)
+                throw ValidationError(
+                    "no catalog '\(shown)' (no such file, and not a .catalog name): to write the default catalog to it, "
+                        + "give -o \(shown); a lone argument is the CATALOG to read")
+            }
+            return (catalog, file)
         }
 
         var format: CatalogExportFormat {
@@ -97,6 +123,7 @@ extension BookmarkCommand {
         }
 
         func run() throws {
+            let (catalog, file) = try catalogAndFile()
             let opened = try CatalogLocation.open(catalog)
             let snapshots: [CatalogRootSnapshot]
             do {
