@@ -67,7 +67,9 @@ extension BookmarkCommand {
         @Option(name: .customLong("title"), help: "The HTML page's (and Markdown's) title.")
         var title: String = "Catalog"
 
-        @Flag(name: .customLong("deleted"), help: "Include entries the last scan found gone (where they were).")
+        @Flag(
+            name: .customLong("deleted"),
+            help: "Include entries that scans found gone (where they were), with a deleted column: when the scan that found each gone began.")
         var deleted = false
 
         func validate() throws {
@@ -109,7 +111,9 @@ extension BookmarkCommand {
         }
 
         func parsedColumns() throws -> [CatalogColumn] {
-            guard let columns else { return [] }
+            // With --deleted, the default columns and `deleted`: otherwise a deleted object and
+            // the object now at its path were two rows that nothing told apart.
+            guard let columns else { return deleted ? CatalogColumn.defaultSelection + [.deleted] : [] }
             return try columns.split(separator: ",", omittingEmptySubsequences: true).flatMap { name in
                 let trimmed = name.trimmingCharacters(in: .whitespaces)
                 // `all`, as the help names it: every column, in the documented order.

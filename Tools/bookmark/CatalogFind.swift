@@ -47,7 +47,9 @@ struct CatalogFind: ParsableCommand {
     @Option(name: .customLong("type"), help: "f (file), d (directory), l (symlink) or o (other).")
     var type: String?
 
-    @Flag(name: .customLong("deleted"), help: "Include entries the last scan found gone (where they were), with a fourth field: deleted DATE.")
+    @Flag(
+        name: .customLong("deleted"),
+        help: "Include entries that scans found gone (where they were), with a fourth field: deleted DATE (when the scan that found it gone began).")
     var deleted = false
 
     @Flag(name: .customLong("duplicates"), help: "List same-size (and same-hash) files across the catalogs.")
