@@ -168,7 +168,7 @@ struct NameMatcher {
             do {
                 compiled = .regex(try NSRegularExpression(pattern: expression, options: ignoringCase ? [.caseInsensitive] : []))
             } catch {
-                throw CatalogError(.badPattern, "not a valid regular expression: \(expression)", underlying: "\(error)")
+                throw CatalogError(.badPattern, "not a valid regular expression: \(expression): \(CatalogRegexReason.reason(expression))")
             }
         }
     }

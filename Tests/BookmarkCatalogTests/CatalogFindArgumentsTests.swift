@@ -149,3 +149,47 @@ struct CatalogFindArgumentsTests {
         }
     }
 }
+
+/// Small failures that printed the wrong thing or exited with the wrong code.
+@Suite("Catalog failures explained")
+struct CatalogFailureMessageTests {
+    @Test("an invalid --regex says what is wrong, not NSCocoaErrorDomain Code=2048")
+    func invalidRegex() throws {
+        let (fixture, folder, cleanUp) = CatalogFixture.temporary("catalog-regex")
+        defer { cleanUp() }
+        try fixture.file("a")
+        let catalog = folder + "/c.catalog"
+        #expect(try CatalogCLI.run(["scan", fixture.root, "-o", catalog]).status == 0)
+        for (expression, reason) in [("(", "a '(' with no ')'"), ("*a", "nothing to repeat before '*'"), ("a[b", "a '[' with no ']'"), ("(?<x", "a '(' with no ')'")] {
+            let run = try CatalogCLI.run(["find", catalog, "--regex", expression])
+            #expect(run.status == 64)
+            #expect(run.stderr == "bookmark: not a valid regular expression: \(expression): \(reason)\n", "\(run.stderr)")
+        }
+    }
+
+    @Test("a damaged catalog and a directory are 66 with a sentence for find, diff and export")
+    func damagedAndDirectory() throws {
+        let (fixture, folder, cleanUp) = CatalogFixture.temporary("catalog-damaged")
+        defer { cleanUp() }
+        for index in 0..<3000 { try fixture.file("d\(index % 30)/file-\(index)", "") }
+        let catalog = folder + "/c.catalog"
+        #expect(try CatalogCLI.run(["scan", fixture.root, "-o", catalog]).status == 0)
+        // Pages past the header overwritten: the open succeeds, the first read finds the damage.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: catalog))
+        try handle.seek(toOffset: 4096 * 2)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096 * 64))
+        try handle.close()
+        for arguments in [["find", catalog, "file-1"], ["diff", catalog], ["export", catalog, "--csv"]] {
+            let run = try CatalogCLI.run(arguments)
+            #expect(run.status == 66, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains("not a catalog: the file is damaged"), "\(run.stderr)")
+        }
+        let directory = folder + "/folder.catalog"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        for arguments in [["find", directory, "x"], ["scan", fixture.root, "-o", directory]] {
+            let run = try CatalogCLI.run(arguments)
+            #expect(run.status == 66)
+            #expect(run.stderr.contains("a directory, not a catalog"), "\(run.stderr)")
+        }
+    }
+}

@@ -134,7 +134,7 @@ extension BookmarkCommand {
                 snapshots = try opened.snapshots(includingDeleted: deleted)
             } catch {
                 Output.error(error.description)
-                throw ExitStatus.failure.exitCode
+                throw CatalogLocation.exitStatus(for: error).exitCode
             }
             let options = CatalogExportOptions(
                 columns: try parsedColumns(),

@@ -137,7 +137,7 @@ struct CatalogFind: ParsableCommand {
             if !found { throw ExitStatus.notFound.exitCode }
         } catch let error as CatalogError {
             Output.error(error.description)
-            throw (error.code == .badPattern ? ExitStatus.usage : ExitStatus.failure).exitCode
+            throw CatalogLocation.exitStatus(for: error).exitCode
         }
     }
 

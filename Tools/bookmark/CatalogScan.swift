@@ -19,7 +19,8 @@ struct CatalogScan: ParsableCommand {
             entries by identity (inode, generation, birth time), so renames and moves are recorded \
             as such; `bookmark catalog diff CATALOG` shows them. An interrupted scan leaves the \
             catalog as of its last batch; scanning the ROOT again finishes it. Progress goes to \
-            stderr when it is a terminal. Exits 0, or 66 when a ROOT cannot be opened.
+            stderr when it is a terminal. Exits 0, 66 when a ROOT cannot be opened, 1 when the catalog \
+            cannot be written (the disk full).
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -58,12 +59,14 @@ struct CatalogScan: ParsableCommand {
             catalog = try BookmarkCatalog.Catalog(path: path)
         } catch {
             Output.error(error.description)
-            throw ExitStatus.sourceUnreadable.exitCode
+            // 1 for a catalog that is there but cannot be written (the disk full), 66 for one
+            // that cannot be opened or is not a catalog.
+            throw CatalogLocation.exitStatus(for: error).exitCode
         }
         let options = ScanOptions(hashing: hash, crossingMounts: crossMounts, generations: !noGenerations, batchSize: batchSize)
         let showsProgress = isatty(STDERR_FILENO) == 1 && !global.json
         var summaries: [ScanSummaryJSON] = []
-        var failed = false
+        var failed: ExitStatus?
         for root in roots {
             let progress: (@Sendable (ScanProgress) -> Void)? = showsProgress ? CatalogScan.showProgress : nil
             do {
@@ -88,11 +91,13 @@ struct CatalogScan: ParsableCommand {
             } catch {
                 if showsProgress { Output.write(Array("\r\u{1B}[K".utf8), to: STDERR_FILENO) }
                 Output.error("\(RawArguments.display(root)): \(error.description)")
-                failed = true
+                // 66 for a ROOT that cannot be opened, 1 for a catalog that cannot be written (the
+                // disk full; it was 66, as if the ROOT were missing). The first failure's.
+                failed = failed ?? CatalogLocation.exitStatus(for: error)
             }
         }
         if global.json { try Output.json(summaries) }
-        if failed { throw ExitStatus.sourceUnreadable.exitCode }
+        if let failed { throw failed.exitCode }
     }
 }
 
