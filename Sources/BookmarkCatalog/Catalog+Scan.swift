@@ -66,6 +66,10 @@ public struct ScanSummary: Sendable, Hashable {
     public var deleted: Int
     /// Files hashed.
     public var hashed: Int
+    /// Mount points where another device carries a file system with the root volume's UUID (a
+    /// cloned drive mounted beside the original): the catalog cannot tell the two apart, and
+    /// merges what it finds on them. Empty in the normal case.
+    public var sameUUIDMountedAt: [[UInt8]] = []
 }
 
 extension Catalog {
@@ -103,7 +107,9 @@ extension Catalog {
         defer { lock.release() }
         let located = try CatalogScanner.locate(root)
         var scanner = CatalogScanner(catalog: self, located: located, options: options, progress: progress)
-        return try scanner.run()
+        var summary = try scanner.run()
+        summary.sameUUIDMountedAt = CatalogScanner.otherDevicesWithUUID(of: located.volume)
+        return summary
     }
 }
 

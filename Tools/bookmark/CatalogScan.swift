@@ -72,6 +72,13 @@ struct CatalogScan: ParsableCommand {
             do {
                 let summary = try catalog.scan(rootBytes: RawArguments.bytes(of: root), options: options, progress: progress)
                 if showsProgress { Output.write(Array("\r\u{1B}[K".utf8), to: STDERR_FILENO) }
+                // A cloned drive beside its original: one volume to the catalog (same UUID and inodes).
+                for other in summary.sameUUIDMountedAt {
+                    Output.error(
+                        "warning: volume UUID of \(PathBytes(summary.root).escaped) is mounted at two places at once: also at "
+                            + "\(PathBytes(other).escaped), from another device (a cloned drive?): the catalog cannot tell them apart "
+                            + "and merges what it finds on them; give the clone a new UUID (Docs/CATALOG.md)")
+                }
                 // The summary only counts them; the catalog has the paths (scan_error).
                 let unreadable = summary.errors > 0 ? try catalog.errors(inScan: summary.scanID) : []
                 if global.json {
@@ -139,6 +146,8 @@ struct ScanSummaryJSON: Encodable {
     var hashed: Int
     /// Every path the scan could not read (`errors` counts them).
     var unreadable: [UnreadableJSON]
+    /// Other mount points of a device with the same volume UUID (a clone): a warning.
+    var sameUUIDMountedAt: [String]
 
     init(_ summary: ScanSummary, unreadable: [CatalogScanError]) {
         scanID = summary.scanID
@@ -154,6 +163,7 @@ struct ScanSummaryJSON: Encodable {
         deleted = summary.deleted
         hashed = summary.hashed
         self.unreadable = unreadable.map(UnreadableJSON.init)
+        sameUUIDMountedAt = summary.sameUUIDMountedAt.map(JSONPath.text)
     }
 }
 
