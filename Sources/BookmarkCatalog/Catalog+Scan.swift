@@ -611,6 +611,19 @@ struct CatalogScanner {
                 sql: "UPDATE entry SET deleted_in = ? WHERE root_id = ? AND deleted_in IS NULL AND last_seen <> ?",
                 arguments: [scanID, rootID, scanID])
         }
+        if summary.resumed {
+            // What the killed part of this scan found was recorded under the same scan id, and is
+            // not found again (those entries were last seen by this scan already): the summary
+            // counts it from the change rows, one per change, as the counters do. It said
+            // `0 moved` for a move the killed part had recorded, which `diff` shows.
+            let counts = try Row.fetchAll(db, sql: "SELECT kind, COUNT(*) FROM change WHERE scan_id = ? GROUP BY kind", arguments: [scanID])
+            var byKind: [String: Int] = [:]
+            for row in counts { byKind[row[0]] = row[1] }
+            summary.added = byKind["added"] ?? 0
+            summary.modified = byKind["modified"] ?? 0
+            summary.moved = byKind["moved"] ?? 0
+            summary.deleted = byKind["deleted"] ?? 0
+        }
         try db.execute(
             sql: "UPDATE scan SET finished = ?, entries = ?, errors = ? WHERE id = ?",
             arguments: [Date().timeIntervalSince1970, summary.entries, summary.errors, scanID])
