@@ -10,17 +10,14 @@ enum CatalogArgument {
     /// The first 16 bytes of every SQLite database.
     static let sqliteHeader: [UInt8] = Array("SQLite format 3".utf8) + [0]
 
-    /// Whether `argument` names a catalog: it ends in `.catalog` and has no glob character
-    /// (`*`, `?`, `[`: `'*.catalog'` is a pattern), or it is a regular file that starts with
-    /// SQLite's header.
+    /// Whether `argument` names a catalog: it has no glob character (`*`, `?`, `[`: `'*.catalog'`
+    /// is a pattern) and ends in `.catalog` or is a regular file that starts with SQLite's header.
     static func namesCatalog(_ argument: String) -> Bool {
         let bytes = RawArguments.bytes(of: argument)
         let globCharacters: Set<UInt8> = [0x2A, 0x3F, 0x5B]
-        if bytes.count > ".catalog".utf8.count, bytes.reversed().starts(with: ".catalog".utf8.reversed()),
-            !bytes.contains(where: globCharacters.contains)
-        {
-            return true
-        }
+        // A glob is never a catalog, and is not opened (it may name a path on a slow mount).
+        if bytes.contains(where: globCharacters.contains) { return false }
+        if bytes.count > ".catalog".utf8.count, bytes.reversed().starts(with: ".catalog".utf8.reversed()) { return true }
         return isSQLiteFile(bytes)
     }
 
