@@ -145,30 +145,30 @@ extension Catalog {
 struct NameMatcher {
     private enum Compiled {
         case none
-        case nameGlob([CChar])
-        case pathGlob([CChar])
+        case nameGlob(FoldingGlob)
+        case pathGlob(FoldingGlob)
         case regex(NSRegularExpression)
     }
 
     private let compiled: Compiled
-    private let ignoringCase: Bool
 
     init(_ pattern: CatalogQuery.Pattern?, ignoringCase: Bool) throws(CatalogError) {
-        self.ignoringCase = ignoringCase
         switch pattern {
         case nil: compiled = .none
         case .glob(let glob):
-            let text = glob.utf8CString.map { $0 }
-            compiled = glob.contains("/") ? .pathGlob(text) : .nameGlob(text)
+            let onPath = glob.contains("/")
+            let compiledGlob = FoldingGlob(bytes: Array(glob.utf8), ignoringCase: ignoringCase, pathname: onPath)
+            compiled = onPath ? .pathGlob(compiledGlob) : .nameGlob(compiledGlob)
         case .globBytes(let bytes):
             // Up to a NUL, as C sees it; the bytes as they are, not decoded.
-            let text = bytes.prefix { $0 != 0 }.map { CChar(bitPattern: $0) } + [0]
-            compiled = bytes.contains(0x2F) ? .pathGlob(text) : .nameGlob(text)
+            let onPath = bytes.contains(0x2F)
+            let compiledGlob = FoldingGlob(bytes: bytes, ignoringCase: ignoringCase, pathname: onPath)
+            compiled = onPath ? .pathGlob(compiledGlob) : .nameGlob(compiledGlob)
         case .regex(let expression):
             do {
                 compiled = .regex(try NSRegularExpression(pattern: expression, options: ignoringCase ? [.caseInsensitive] : []))
             } catch {
-                throw CatalogError(.badPattern, "not a valid regular expression: \(expression)", underlying: "\(error)")
+                throw CatalogError(.badPattern, "not a valid regular expression: \(expression): \(CatalogRegexReason.reason(expression))")
             }
         }
     }
@@ -184,24 +184,11 @@ struct NameMatcher {
     func matches(name: [UInt8], path: [UInt8]) -> Bool {
         switch compiled {
         case .none: return true
-        case .nameGlob(let glob): return Self.fnmatch(glob, name, ignoringCase: ignoringCase, pathname: false)
-        case .pathGlob(let glob): return Self.fnmatch(glob, path, ignoringCase: ignoringCase, pathname: true)
+        case .nameGlob(let glob): return glob.matches(name)
+        case .pathGlob(let glob): return glob.matches(path)
         case .regex(let expression):
             let text = String(decoding: path, as: UTF8.self)
             return expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
-        }
-    }
-
-    private static func fnmatch(_ glob: [CChar], _ subject: [UInt8], ignoringCase: Bool, pathname: Bool) -> Bool {
-        // FNM_CASEFOLD is a GNU extension that Glibc's Swift module does not export (<fnmatch.h>: 1 << 4).
-        let caseFold: Int32 = 1 << 4
-        let flags = (ignoringCase ? caseFold : 0) | (pathname ? FNM_PATHNAME : 0)
-        let cSubject = subject.map { CChar(bitPattern: $0) } + [0]
-        return glob.withUnsafeBufferPointer { pattern in
-            cSubject.withUnsafeBufferPointer { text in
-                guard let patternBase = pattern.baseAddress, let textBase = text.baseAddress else { return false }
-                return Glibc.fnmatch(patternBase, textBase, flags) == 0
-            }
         }
     }
 }

@@ -66,6 +66,10 @@ public struct ScanSummary: Sendable, Hashable {
     public var deleted: Int
     /// Files hashed.
     public var hashed: Int
+    /// Mount points where another device carries a file system with the root volume's UUID (a
+    /// cloned drive mounted beside the original): the catalog cannot tell the two apart, and
+    /// merges what it finds on them. Empty in the normal case.
+    public var sameUUIDMountedAt: [[UInt8]] = []
 }
 
 extension Catalog {
@@ -103,7 +107,9 @@ extension Catalog {
         defer { lock.release() }
         let located = try CatalogScanner.locate(root)
         var scanner = CatalogScanner(catalog: self, located: located, options: options, progress: progress)
-        return try scanner.run()
+        var summary = try scanner.run()
+        summary.sameUUIDMountedAt = CatalogScanner.otherDevicesWithUUID(of: located.volume)
+        return summary
     }
 }
 
@@ -604,6 +610,19 @@ struct CatalogScanner {
             try db.execute(
                 sql: "UPDATE entry SET deleted_in = ? WHERE root_id = ? AND deleted_in IS NULL AND last_seen <> ?",
                 arguments: [scanID, rootID, scanID])
+        }
+        if summary.resumed {
+            // What the killed part of this scan found was recorded under the same scan id, and is
+            // not found again (those entries were last seen by this scan already): the summary
+            // counts it from the change rows, one per change, as the counters do. It said
+            // `0 moved` for a move the killed part had recorded, which `diff` shows.
+            let counts = try Row.fetchAll(db, sql: "SELECT kind, COUNT(*) FROM change WHERE scan_id = ? GROUP BY kind", arguments: [scanID])
+            var byKind: [String: Int] = [:]
+            for row in counts { byKind[row[0]] = row[1] }
+            summary.added = byKind["added"] ?? 0
+            summary.modified = byKind["modified"] ?? 0
+            summary.moved = byKind["moved"] ?? 0
+            summary.deleted = byKind["deleted"] ?? 0
         }
         try db.execute(
             sql: "UPDATE scan SET finished = ?, entries = ?, errors = ? WHERE id = ?",

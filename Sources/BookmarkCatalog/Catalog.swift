@@ -31,13 +31,20 @@ public final class Catalog: Sendable {
     /// `-shm` beside it: with nothing unmerged in a `-wal` the file is read as SQLite's
     /// `immutable` (Docs/CATALOG.md, "Reading a catalog you cannot write").
     ///
-    /// - Throws: ``CatalogError`` `cannotOpen` (not a catalog, unreadable, missing without
+    /// - Throws: ``CatalogError`` `database` when `create` is true and an existing catalog
+    ///   cannot be written (the disk full); `cannotOpen` (not a catalog, a directory, unreadable, missing without
     ///   `create`, or a reader that cannot write it facing unmerged changes in its `-wal`),
     ///   `newerSchema` (written by a newer version).
     public init(path: String, create: Bool = true) throws(CatalogError) {
         self.path = path
-        if !create, !FileManager.default.fileExists(atPath: path) {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if !create, !exists {
             throw CatalogError(.cannotOpen, "no catalog at this path", path: Array(path.utf8))
+        }
+        // SQLite says "disk I/O error" (reading) or "unable to open database file" (creating).
+        if exists, isDirectory.boolValue {
+            throw CatalogError(.cannotOpen, "a directory, not a catalog", path: Array(path.utf8))
         }
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -47,6 +54,10 @@ public final class Catalog: Sendable {
         do {
             let opened = access == .immutable ? CatalogReadAccess.immutableURI(path) : path
             database = try DatabaseQueue(path: opened, configuration: configuration)
+        } catch let error as DatabaseError where create && exists && Self.isWriteFailure(error) {
+            // A catalog that is there but cannot be written to (the disk full: its -shm cannot
+            // grow): a failed write, not a file that is no catalog.
+            throw CatalogError(.database, "the catalog could not be written", path: Array(path.utf8), underlying: "\(error)")
         } catch {
             throw CatalogError(.cannotOpen, "cannot open the catalog", path: Array(path.utf8), underlying: "\(error)")
         }
@@ -69,20 +80,38 @@ public final class Catalog: Sendable {
             }
         } catch let error as CatalogError {
             throw error
+        } catch let error as DatabaseError where create && exists && Self.isWriteFailure(error) {
+            throw CatalogError(.database, "the catalog could not be written", path: Array(path.utf8), underlying: "\(error)")
         } catch {
             throw CatalogError(.cannotOpen, "not a catalog", path: Array(path.utf8), underlying: "\(error)")
         }
     }
 
-    /// Runs a read, turning database errors into ``CatalogError``.
+    /// Whether SQLite failed to write: the disk full, or an I/O error (a full file system
+    /// refuses to grow the `-shm`, which SQLite reports as an I/O error).
+    static func isWriteFailure(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_FULL || error.resultCode == .SQLITE_IOERR
+    }
+
+    /// Runs a read, turning database errors into ``CatalogError``: `cannotOpen` for a damaged
+    /// file (SQLite's `SQLITE_CORRUPT` or `SQLITE_NOTADB`, found only when a page is read, since
+    /// opening reads the header alone), `database` for anything else.
     func read<T>(_ body: (Database) throws -> T) throws(CatalogError) -> T {
         do {
             return try database.read(body)
         } catch let error as CatalogError {
             throw error
+        } catch let error as DatabaseError where Self.isDamage(error) {
+            throw CatalogError(
+                .cannotOpen, "not a catalog: the file is damaged", path: Array(path.utf8), underlying: "\(error.resultCode)")
         } catch {
             throw CatalogError(.database, "the catalog could not be read", path: Array(path.utf8), underlying: "\(error)")
         }
+    }
+
+    /// Whether SQLite found the file damaged or not a database.
+    static func isDamage(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
     }
 
     /// Runs a write transaction, turning database errors into ``CatalogError``.

@@ -74,6 +74,10 @@ extension CatalogColumn {
             guard json else { return .text(volume.uuid ?? volume.source) }
             ExportText.appendDecimal(volume.id, into: &scratch)
             return .number
+        case .deleted:
+            guard let deleted = entry.deleted else { return .empty }
+            ExportText.appendISO8601(deleted, into: &scratch)
+            return .plain
         }
     }
 

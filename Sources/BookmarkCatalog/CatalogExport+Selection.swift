@@ -76,25 +76,25 @@ struct ExportSelection {
     }
 }
 
-/// The include and exclude globs, compiled once for `fnmatch(3)`.
+/// The include and exclude globs, compiled once for `fnmatch(3)` (``FoldingGlob``: `-i` folds
+/// the case of UTF-8 names too).
 struct ExportGlobMatcher {
     private struct Compiled {
-        let pattern: [CChar]
+        let glob: FoldingGlob
         let onPath: Bool
     }
 
     private let include: [Compiled]
     private let exclude: [Compiled]
-    private let flags: Int32
 
     init(include: [CatalogGlob], exclude: [CatalogGlob], ignoringCase: Bool) {
         func compile(_ glob: CatalogGlob) -> Compiled {
-            Compiled(pattern: glob.bytes.map { CChar(bitPattern: $0) } + [0], onPath: glob.matchesPath)
+            // FNM_PATHNAME for a path pattern, so that `*` stays within one component, as in a shell.
+            Compiled(
+                glob: FoldingGlob(bytes: glob.bytes, ignoringCase: ignoringCase, pathname: glob.matchesPath), onPath: glob.matchesPath)
         }
         self.include = include.map(compile)
         self.exclude = exclude.map(compile)
-        // FNM_CASEFOLD is a GNU extension that Glibc's Swift module does not export (<fnmatch.h>: 1 << 4).
-        flags = ignoringCase ? 1 << 4 : 0
     }
 
     /// Whether an include pattern matches the entry (every entry when there are none).
@@ -107,15 +107,7 @@ struct ExportGlobMatcher {
         exclude.contains { matches($0, entry) }
     }
 
-    private func matches(_ glob: Compiled, _ entry: CatalogEntry) -> Bool {
-        // FNM_PATHNAME for a path pattern, so that `*` stays within one component, as in a shell.
-        let subject = (glob.onPath ? entry.path : entry.name).map { CChar(bitPattern: $0) } + [0]
-        let flags = self.flags | (glob.onPath ? FNM_PATHNAME : 0)
-        return glob.pattern.withUnsafeBufferPointer { pattern in
-            subject.withUnsafeBufferPointer { text in
-                guard let patternBase = pattern.baseAddress, let textBase = text.baseAddress else { return false }
-                return fnmatch(patternBase, textBase, flags) == 0
-            }
-        }
+    private func matches(_ compiled: Compiled, _ entry: CatalogEntry) -> Bool {
+        compiled.glob.matches(compiled.onPath ? entry.path : entry.name)
     }
 }

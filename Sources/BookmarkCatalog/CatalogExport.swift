@@ -76,6 +76,10 @@ public enum CatalogColumn: String, CaseIterable, Sendable, Hashable {
     /// The volume: its UUID, or its mount source where it has none (JSON: the volume's id in
     /// `volumes`).
     case volume
+    /// For an entry a scan found gone (exported with `includingDeleted`), when that scan began
+    /// (ISO 8601, UTC); empty for an entry still there. It tells a deleted object from the
+    /// object now at its path (an atomic save's replacement), which share the path.
+    case deleted
 
     /// What the exports write when no columns are chosen: path, kind, size, modified, volume.
     public static let defaultSelection: [CatalogColumn] = [.path, .kind, .size, .modified, .volume]

@@ -457,9 +457,14 @@ struct CatalogExportCommandTests {
     func failures() throws {
         let fixture = try ExportFixture.make()
         defer { fixture.remove() }
-        let missing = try BookmarkTool.run(["catalog", "export", fixture.folder + "/nothing.sqlite", "--csv"])
+        let missing = try BookmarkTool.run(["catalog", "export", fixture.folder + "/nothing.catalog", "--csv"])
         #expect(missing.status == 66, "\(missing.stderr)")
-        #expect(missing.stderr.contains("nothing.sqlite") && missing.stderr.hasPrefix("bookmark: "))
+        #expect(missing.stderr.contains("nothing.catalog") && missing.stderr.hasPrefix("bookmark: "))
+        #expect(!FileManager.default.fileExists(atPath: fixture.folder + "/nothing.catalog"), "nothing is created")
+        // Missing and not a .catalog name: meant as FILE (64, -o FILE), not read as a catalog.
+        let meantAsFile = try BookmarkTool.run(["catalog", "export", fixture.folder + "/nothing.sqlite", "--csv"])
+        #expect(meantAsFile.status == 64, "\(meantAsFile.stderr)")
+        #expect(meantAsFile.stderr.contains("nothing.sqlite") && meantAsFile.stderr.contains("-o"))
         #expect(!FileManager.default.fileExists(atPath: fixture.folder + "/nothing.sqlite"), "nothing is created")
         let notCatalog = fixture.folder + "/notes.txt"
         try Data("not a database".utf8).write(to: URL(fileURLWithPath: notCatalog))

@@ -27,9 +27,19 @@ struct CatalogUnprivilegedTests {
             let summary = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [[String: Any]]
             #expect(summary?.first?["errors"] as? Int == 1, "root-only/ cannot be listed: one error, not a failure")
             #expect(summary?.first?["entries"] as? Int == 25, "home, Music, Album, 20 tracks, notes.txt, root-only")
+            // Which path could not be read, not only how many: the JSON lists it with its syscall and errno.
+            let unreadable = summary?.first?["unreadable"] as? [[String: Any]]
+            #expect(unreadable?.count == 1)
+            #expect(unreadable?.first?["path"] as? String == fixture.path("root-only"), "\(first.stdout)")
+            #expect(unreadable?.first?["errno"] as? Int == Int(EACCES))
+            #expect((unreadable?.first?["syscall"] as? String)?.isEmpty == false)
 
             #expect(try Unprivileged.run(["mv", fixture.path("Music/Album"), fixture.path("Album (live)")]).status == 0)
-            #expect(try run(["scan", fixture.root, "-o", catalog]).status == 0)
+            let rescan = try run(["scan", fixture.root, "-o", catalog])
+            #expect(rescan.status == 0)
+            // The text summary names it on stderr.
+            #expect(rescan.stderr.contains("cannot read \(fixture.path("root-only")): "), "\(rescan.stderr)")
+            #expect(rescan.stderr.contains("(errno 13)"), "\(rescan.stderr)")
             let diff = try run(["diff", catalog])
             #expect(diff.stdout == "moved \(fixture.path("Music/Album")) -> \(fixture.path("Album (live)"))\n", "\(diff.stdout)\(diff.stderr)")
 

@@ -54,6 +54,20 @@ enum CatalogLocation {
     }
 }
 
+extension CatalogLocation {
+    /// The exit status of a catalog error: 66 for a catalog that cannot be opened or is not one
+    /// (damaged, a directory, newer), as for one missing; 64 for a bad pattern; 1 for the rest (a
+    /// read or a write that failed: the disk full). A damaged catalog was 1: SQLite finds the
+    /// damage only when it reads a page, after the open succeeded.
+    static func exitStatus(for error: CatalogError) -> ExitStatus {
+        switch error.code {
+        case .cannotOpen, .newerSchema, .rootUnavailable: .sourceUnreadable
+        case .badPattern: .usage
+        case .database: .failure
+        }
+    }
+}
+
 /// The JSON of a change (`diff --json`, `--jsonl`).
 struct ChangeJSON: Encodable {
     var kind: String

@@ -44,7 +44,7 @@ struct CatalogDiffCommand: ParsableCommand {
             }
         } catch let error as CatalogError {
             Output.error(error.description)
-            throw ExitStatus.failure.exitCode
+            throw CatalogLocation.exitStatus(for: error).exitCode
         }
         try ChangePrinter.print(changes, json: global.json, jsonLines: jsonLines)
     }

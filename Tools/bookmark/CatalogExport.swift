@@ -7,7 +7,7 @@ import SecureFiles
 import SystemPackage
 
 extension BookmarkCommand {
-    /// `bookmark catalog export [CATALOG [FILE]] (--html|--csv|--tsv|--json|--markdown)`.
+    /// `bookmark catalog export [CATALOG [FILE]] [-o FILE] (--html|--csv|--tsv|--json|--markdown)`.
     struct CatalogExport: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
@@ -22,8 +22,10 @@ extension BookmarkCommand {
                 (default: path,kind,size,modified,volume; all, or any of: \(CatalogColumn.allCases.map(\.rawValue).joined(separator: ","))). \
                 GLOB is a shell glob on the name, or on the whole path when it has a '/'; a matching \
                 folder brings or leaves out everything in it, and --exclude wins over --include. \
-                Without CATALOG, the default catalog to stdout. Exits 0, 66 when CATALOG cannot be \
-                opened as a catalog.
+                Without CATALOG, the default catalog; -o FILE writes it to FILE. A lone argument is \
+                CATALOG; one that does not exist and does not end in .catalog is refused (64), since \
+                it was meant as FILE: give -o FILE. Exits 0, 64 for such an argument, 66 when \
+                CATALOG cannot be opened as a catalog.
                 """)
 
         // `--json` is the global flag: here it chooses the JSON format.
@@ -47,6 +49,9 @@ extension BookmarkCommand {
         @Argument(help: "Where to write the export; '-' or nothing for stdout.")
         var file: String?
 
+        @Option(name: [.customShort("o"), .customLong("output")], help: "Where to write the export (instead of FILE): the only way to name a FILE for the default catalog.")
+        var output: String?
+
         @Option(name: .customLong("columns"), help: ArgumentHelp("Columns, comma-separated, in order; all for every column.", valueName: "a,b,c"))
         var columns: String?
 
@@ -62,7 +67,9 @@ extension BookmarkCommand {
         @Option(name: .customLong("title"), help: "The HTML page's (and Markdown's) title.")
         var title: String = "Catalog"
 
-        @Flag(name: .customLong("deleted"), help: "Include entries the last scan found gone (where they were).")
+        @Flag(
+            name: .customLong("deleted"),
+            help: "Include entries that scans found gone (where they were), with a deleted column: when the scan that found each gone began.")
         var deleted = false
 
         func validate() throws {
@@ -72,6 +79,27 @@ extension BookmarkCommand {
                     chosen == 0 ? "choose a format: --html, --csv, --tsv, --json or --markdown" : "choose only one format")
             }
             _ = try parsedColumns()
+            _ = try catalogAndFile()
+        }
+
+        /// The catalog to read (`nil`: the default) and where to write (`nil` or "-": stdout).
+        /// A lone positional is the CATALOG, as documented, except when it cannot be one: it does
+        /// not exist and its name does not end in `.catalog`. Then it was meant as FILE, and
+        /// either reading it (66, "no catalog") or writing the default catalog to it would
+        /// be a guess: a usage error that says to give -o. An existing file stays CATALOG (66
+        /// when it is not one), so no file is ever overwritten by a guess.
+        func catalogAndFile() throws -> (catalog: String?, file: String?) {
+            if let output {
+                guard file == nil else { throw ValidationError("give FILE or -o FILE, not both") }
+                return (catalog, output)
+            }
+            if let catalog, file == nil, !CatalogArgument.namesCatalog(catalog), !FileManager.default.fileExists(atPath: catalog) {
+                let shown = RawArguments.display(catalog)
+                throw ValidationError(
+                    "no catalog '\(shown)' (no such file, and not a .catalog name): to write the default catalog to it, "
+                        + "give -o \(shown); a lone argument is the CATALOG to read")
+            }
+            return (catalog, file)
         }
 
         var format: CatalogExportFormat {
@@ -83,7 +111,9 @@ extension BookmarkCommand {
         }
 
         func parsedColumns() throws -> [CatalogColumn] {
-            guard let columns else { return [] }
+            // With --deleted, the default columns and `deleted`: otherwise a deleted object and
+            // the object now at its path were two rows that nothing told apart.
+            guard let columns else { return deleted ? CatalogColumn.defaultSelection + [.deleted] : [] }
             return try columns.split(separator: ",", omittingEmptySubsequences: true).flatMap { name in
                 let trimmed = name.trimmingCharacters(in: .whitespaces)
                 // `all`, as the help names it: every column, in the documented order.
@@ -97,13 +127,14 @@ extension BookmarkCommand {
         }
 
         func run() throws {
+            let (catalog, file) = try catalogAndFile()
             let opened = try CatalogLocation.open(catalog)
             let snapshots: [CatalogRootSnapshot]
             do {
                 snapshots = try opened.snapshots(includingDeleted: deleted)
             } catch {
                 Output.error(error.description)
-                throw ExitStatus.failure.exitCode
+                throw CatalogLocation.exitStatus(for: error).exitCode
             }
             let options = CatalogExportOptions(
                 columns: try parsedColumns(),

@@ -14,8 +14,10 @@ struct CatalogFind: ParsableCommand {
             (label or UUID) and when a scan last saw it, tab-separated; -0 prints only paths, \
             NUL-terminated. --duplicates lists files of the same size (and the same SHA-256 where \
             the scan hashed them) across all the catalogs; PATTERN is optional with it. Given \
-            only PATTERN (or, with --duplicates, nothing), it searches the default catalog. Exits \
-            0 with hits, 3 with none, 66 when a catalog cannot be opened.
+            only PATTERN (or, with --duplicates, nothing), it searches the default catalog. The \
+            last argument is never taken for PATTERN when it names a catalog (it ends in .catalog \
+            with no glob character, or it is an SQLite file): that is a missing PATTERN, exit 64. \
+            Exits 0 with hits, 3 with none, 66 when a catalog cannot be opened.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -45,7 +47,9 @@ struct CatalogFind: ParsableCommand {
     @Option(name: .customLong("type"), help: "f (file), d (directory), l (symlink) or o (other).")
     var type: String?
 
-    @Flag(name: .customLong("deleted"), help: "Include entries the last scan found gone (where they were), with a fourth field: deleted DATE.")
+    @Flag(
+        name: .customLong("deleted"),
+        help: "Include entries that scans found gone (where they were), with a fourth field: deleted DATE (when the scan that found it gone began).")
     var deleted = false
 
     @Flag(name: .customLong("duplicates"), help: "List same-size (and same-hash) files across the catalogs.")
@@ -57,20 +61,34 @@ struct CatalogFind: ParsableCommand {
     @Flag(name: .customShort("0"), help: "Print only paths, each followed by a NUL byte.")
     var nulTerminated = false
 
-    func run() throws {
+    // Checked here, not in run(): a ValidationError from run() printed the top-level usage line
+    // (`Usage: bookmark <subcommand>`) instead of find's.
+    func validate() throws { _ = try parsed() }
+
+    /// The catalogs to search (`nil`: the default one) and the query the arguments ask for.
+    private func parsed() throws -> (catalogPaths: [String?], query: CatalogQuery) {
         var catalogPaths: [String?] = arguments
         var pattern: String?
         if duplicates {
-            // After at least one catalog, the last argument is PATTERN when it is not a file. A
-            // lone argument stays a catalog, so a mistyped one is exit 66 naming it, not a
-            // pattern on the default catalog; with no argument at all, the default catalog.
-            if let last = arguments.last, arguments.count > 1, !FileManager.default.fileExists(atPath: last) {
+            // After at least one catalog, the last argument is PATTERN unless it names a catalog
+            // (CatalogArgument: a `.catalog` name, or an SQLite file); any other file, a script
+            // of that name, is a pattern. A lone argument stays a catalog, so a mistyped one is
+            // exit 66 naming it, not a pattern on the default catalog; with no argument at all,
+            // the default catalog.
+            if let last = arguments.last, arguments.count > 1, !CatalogArgument.namesCatalog(last) {
                 pattern = last
                 catalogPaths.removeLast()
             }
         } else {
             guard let last = arguments.last else {
                 throw ValidationError("give a PATTERN, after the CATALOGs to search (default: the default catalog)")
+            }
+            // A last argument that names a catalog is a forgotten PATTERN, not a pattern to search
+            // the default catalog for.
+            guard !CatalogArgument.namesCatalog(last) else {
+                throw ValidationError(
+                    "no PATTERN: '\(RawArguments.display(last))' is a catalog (a .catalog name or an SQLite file); "
+                        + "give the PATTERN after it (to search for a name ending in .catalog, put a glob character in it: '*.catalog', 'x.catalo[g]')")
             }
             pattern = last
             catalogPaths.removeLast()
@@ -93,6 +111,11 @@ struct CatalogFind: ParsableCommand {
             guard !hash.isEmpty, hash.utf8.allSatisfy(\.isHexDigit) else { throw ValidationError("--hash takes hex digits") }
             query.sha256HexPrefix = hash
         }
+        return (catalogPaths, query)
+    }
+
+    func run() throws {
+        let (catalogPaths, query) = try parsed()
         let catalogs = try catalogPaths.map(CatalogLocation.open)
         do {
             if duplicates {
@@ -101,28 +124,34 @@ struct CatalogFind: ParsableCommand {
                 if groups.isEmpty { throw ExitStatus.notFound.exitCode }
                 return
             }
-            var hits: [CatalogHit] = []
+            // Each catalog's hits printed before the next is searched (they were all gathered first);
+            // JSON records streamed as the text lines are.
+            var stream = global.json ? CatalogJSONStream(.array) : jsonLines ? CatalogJSONStream(.lines) : nil
+            var found = false
             for catalog in catalogs {
-                // The first catalog's hits are taken as they are: appending them copied each one.
-                if hits.isEmpty { hits = try catalog.find(query) } else { hits += try catalog.find(query) }
+                let hits = try catalog.find(query)
+                found = found || !hits.isEmpty
+                try printHits(hits, to: &stream)
             }
-            try printHits(hits)
-            if hits.isEmpty { throw ExitStatus.notFound.exitCode }
+            stream?.finish()
+            if !found { throw ExitStatus.notFound.exitCode }
         } catch let error as CatalogError {
             Output.error(error.description)
-            throw (error.code == .badPattern ? ExitStatus.usage : ExitStatus.failure).exitCode
+            throw CatalogLocation.exitStatus(for: error).exitCode
         }
     }
 
-    private func printHits(_ hits: [CatalogHit]) throws {
-        if global.json { return try Output.json(hits.map(HitJSON.init)) }
-        // The flags read once, not per hit (each read goes through its property wrapper).
-        let jsonLines = self.jsonLines
+    /// Prints hits as text lines, NUL-terminated paths, or into `stream` (`--json`, `--jsonl`):
+    /// one record at a time, none of them kept.
+    private func printHits(_ hits: [CatalogHit], to stream: inout CatalogJSONStream?) throws {
+        if stream != nil {
+            for index in hits.indices { try stream?.append(HitJSON(hits[index])) }
+            return
+        }
+        // The flag read once, not per hit (each read goes through its property wrapper).
         let nulTerminated = self.nulTerminated
         for index in hits.indices {
-            if jsonLines {
-                try Output.jsonLine(HitJSON(hits[index]))
-            } else if nulTerminated {
+            if nulTerminated {
                 Output.record(hits[index].entry.path, terminator: 0)
             } else {
                 // A hit that `--deleted` let in says so in a fourth field: with three it read
