@@ -10,10 +10,11 @@ extension BookmarkCommand {
     struct CatalogGroup: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "catalog",
-            abstract: "Catalog what is on your drives, offline, with file identity (Docs/CATALOG.md).",
+            abstract: "Catalog what is on your drives, offline, with file identity.",
             discussion: """
                 A catalog is one SQLite file. Without -o or CATALOG, the default is \
-                $XDG_DATA_HOME/swift-bookmarks/volumes.catalog (~/.local/share/… without XDG_DATA_HOME).
+                $XDG_DATA_HOME/swift-bookmarks/volumes.catalog (~/.local/share/… without XDG_DATA_HOME). \
+                See \(DocPages.cite("CATALOG.md")).
                 """,
             subcommands: [CatalogScan.self, CatalogDiffCommand.self, CatalogFind.self, CatalogExport.self])
     }

@@ -77,7 +77,7 @@ struct CatalogScan: ParsableCommand {
                     Output.error(
                         "warning: volume UUID of \(PathBytes(summary.root).escaped) is mounted at two places at once: also at "
                             + "\(PathBytes(other).escaped), from another device (a cloned drive?): the catalog cannot tell them apart "
-                            + "and merges what it finds on them; give the clone a new UUID (Docs/CATALOG.md)")
+                            + "and merges what it finds on them; give the clone a new UUID (CATALOG.md, \"Where identity matching cannot work\")")
                 }
                 // The summary only counts them; the catalog has the paths (scan_error).
                 let unreadable = summary.errors > 0 ? try catalog.errors(inScan: summary.scanID) : []
