@@ -125,11 +125,16 @@ extension Bookmark {
     ///   `corruptData`, before anything is resolved, for a file with bytes after its bookmark
     ///   data (bookmarks stored back to back: a library file, which a rewrite of one bookmark
     ///   would cut down to its first).
-    /// - Parameter syncingDirectory: Whether a rewrite also syncs the folder holding `path`, so
-    ///   that the new name survives a power failure when this returns (the default). A batch that
-    ///   rewrites many files in one folder passes `false` and syncs the folder once itself, as
-    ///   ``writeAtomically(_:to:permissions:syncingDirectory:)`` allows (the file's data is
-    ///   synced before its rename either way).
+    /// - Parameters:
+    ///   - path: The bookmark or alias file (symbolic links followed to read it).
+    ///   - options: As for ``resolve(_:volumes:)``.
+    ///   - signingKey: Signs the fresh data (signed bookmarks, Docs/SECURITY.md).
+    ///   - volumes: A mounted-volume table to reuse (the process's shared table when `nil`).
+    ///   - syncingDirectory: Whether a rewrite also syncs the folder holding `path`, so
+    ///     that the new name survives a power failure when this returns (the default). A batch that
+    ///     rewrites many files in one folder passes `false` and syncs the folder once itself, as
+    ///     ``writeAtomically(_:to:permissions:syncingDirectory:)`` allows (the file's data is
+    ///     synced before its rename either way).
     public static func refreshFile(
         at path: FilePath, options: ResolutionOptions = ResolutionOptions(), signingKey: SigningKey? = nil,
         volumes: MountedVolumes? = nil, syncingDirectory: Bool = true
