@@ -33,12 +33,11 @@ enum CatalogReadAccess: Equatable {
     ///   without creating files beside it.
     static func choose(path: String) throws(CatalogError) -> CatalogReadAccess {
         let bytes = PathBytes(Array(path.utf8))
-        guard let database = try? Directory.current.status(of: bytes.filePath),
-            let folder = try? Directory(opening: bytes.parent.filePath),
-            let folderStatus = try? folder.status()
+        guard let name = bytes.lastComponent, (try? Directory.current.status(of: bytes.filePath)) != nil,
+            let folder = try? Directory(opening: bytes.parent.filePath)
         else { return .normal }  // SQLite's own error says what is missing
-        let readOnlyMount = ((try? folder.descriptor.fileSystemStatistics().flags) ?? 0) & Int64(ST_RDONLY) != 0
-        if !readOnlyMount, permitsWrite(database), permitsWrite(folderStatus) { return .normal }
+        // The kernel's answer (mode bits, ACLs, a read-only mount), not one worked out from the modes.
+        if folder.descriptor.mayWrite(child: name), folder.descriptor.mayWrite(child: [0x2E]) { return .normal }
         let wal = try? Directory.current.status(of: FilePath(bytes: bytes.bytes + Array("-wal".utf8)))
         guard let wal, wal.size > 0 else { return .immutable }
         if (try? Directory.current.status(of: FilePath(bytes: bytes.bytes + Array("-shm".utf8)))) != nil { return .normal }
@@ -46,25 +45,6 @@ enum CatalogReadAccess: Equatable {
             .cannotOpen,
             "the catalog has changes in its -wal file not yet merged, and this process cannot create the -shm file SQLite needs to read them (a read-only folder or mount, or a catalog of another user); a scan by its owner, or `sqlite3 CATALOG 'PRAGMA wal_checkpoint(TRUNCATE)'` as its owner, merges them",
             path: bytes.bytes)
-    }
-
-    /// Whether this process's effective user may write the object of `status`, by its owner,
-    /// group and mode (root may write anything on a writable mount).
-    private static func permitsWrite(_ status: FileStatus) -> Bool {
-        let user = geteuid()
-        if user == 0 { return true }
-        if status.uid == user { return status.mode & 0o200 != 0 }
-        if inGroup(status.gid) { return status.mode & 0o020 != 0 }
-        return status.mode & 0o002 != 0
-    }
-
-    private static func inGroup(_ group: UInt32) -> Bool {
-        if getegid() == group { return true }
-        let count = getgroups(0, nil)
-        guard count > 0 else { return false }
-        var groups = [gid_t](repeating: 0, count: Int(count))
-        let filled = getgroups(count, &groups)
-        return filled > 0 && groups.prefix(Int(filled)).contains(group)
     }
 
     /// An SQLite URI that opens the file at `path` read-only and immutable (`file:` with the

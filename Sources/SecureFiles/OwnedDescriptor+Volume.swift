@@ -57,6 +57,17 @@ package struct FileSystemStatistics: Sendable, Hashable {
 }
 
 extension OwnedDescriptor {
+    /// Whether this process's effective user may write the entry `name` of this directory (`.`
+    /// for the directory itself), as the kernel decides it: mode bits, ACLs, a read-only mount.
+    /// `false` when the entry is missing or the check fails.
+    ///
+    /// The corresponding C function is `faccessat` with `W_OK` (2) and `AT_EACCESS`.
+    package func mayWrite(child name: [UInt8]) -> Bool {
+        guard let fd = rawValue, PathComponents.isPlainName(name) || name == [0x2E] else { return false }
+        guard case .success = withCName(name, { Sys.faccessat(fd, $0, 2) }) else { return false }
+        return true
+    }
+
     /// The statistics of the file system the object lives on (works on `O_PATH` descriptors).
     ///
     /// The corresponding C function is `fstatfs`.

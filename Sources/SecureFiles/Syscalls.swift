@@ -72,6 +72,14 @@ enum Sys {
         }
     }
 
+    /// faccessat(2) with `AT_EACCESS`: whether the effective user may access the entry `path` of
+    /// `dirfd` as `mode` asks (`W_OK`…), by the kernel's own checks (ACLs, a read-only mount).
+    static func faccessat(_ dirfd: CInt, _ path: UnsafePointer<CChar>, _ mode: CInt) -> Result<CInt, Errno> {
+        throughSeam("faccessat", descriptor: dirfd, path: path, flags: Int64(mode)) {
+            Glibc.faccessat(dirfd, path, mode, AT_EACCESS)
+        }
+    }
+
     /// renameat2(2) (`flags` 0 is plain renameat).
     static func renameat2(
         _ olddirfd: CInt, _ oldpath: UnsafePointer<CChar>, _ newdirfd: CInt, _ newpath: UnsafePointer<CChar>,
